@@ -1,0 +1,54 @@
+# wiki2bert — make targets for a new user.
+#   make demo               set up, then sample dump -> corpus -> vocab -> HDF5 -> tiny BERT -> HF model
+#   make test               set up, then the test suite
+#   make corpus LANG=hu     the whole data pipeline for one language (DUMP=path for a local dump)
+#   make bench              benchmark tables (uses ../shared/data when present)
+#
+# LANG is also the locale variable: only a LANG given on make's command line names the wiki
+# language; the shell's LANG (en_US.UTF-8) never does. Recipes run under a UTF-8 locale and in
+# Python's UTF-8 mode, so LANG=hu (an invalid locale) cannot break them.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+ifeq ($(origin LANG),command line)
+WIKI_LANG := $(LANG)
+else
+WIKI_LANG := hu
+endif
+override LANG := C.UTF-8
+export LANG
+export LC_ALL := C.UTF-8
+export PYTHONUTF8 := 1
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIPELINE := $(VENV)/bin/pipeline
+DATA_DIR ?= data
+DUMP ?=
+WORKERS ?=
+DUMP_OPT := $(if $(DUMP),--dump $(DUMP),)
+WORKERS_OPT := $(if $(WORKERS),--workers $(WORKERS),)
+
+.PHONY: setup corpus demo test bench clean-data
+
+# Installs once; reinstalls when pyproject.toml changes. torch is pinned to 2.13.0 (CPU wheel here).
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[all]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+corpus: setup
+	$(PIPELINE) --data-dir $(DATA_DIR) --lang $(WIKI_LANG) $(WORKERS_OPT) run $(DUMP_OPT)
+
+demo: setup
+	$(PY) -m scripts.demo --data-dir $(DATA_DIR)/demo
+
+test: setup
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) bench/run_all.py

@@ -1,0 +1,97 @@
+"""`pipeline` — the command line of wiki2bert's data pipeline.
+
+Usage:
+    pipeline [--data-dir DIR] [--lang CODE] [--workers N] STAGE [options]
+    pipeline --lang hu run --dump data/sample/huwiki-sample.xml.bz2
+    pipeline --lang uk extract --input dump.xml.bz2 --output /tmp/extracted
+
+Each stage reads its predecessor's finished output under DATA_DIR/LANG/ unless given
+--input/--output; `pipeline STAGE --help` explains a stage.
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from .stage import StageError, default_workers, validate_lang
+
+# One module per stage; each defines a click command called `command`.
+STAGE_MODULES = [
+    "download", "extract", "formatting", "splitting", "filtering", "vocab_stage",
+    "sharding", "encode", "inspect_hdf5", "run",
+]
+
+
+@dataclass
+class Globals:
+    """The options given before the stage name, handed to every stage command."""
+
+    data_dir: Path
+    lang: str
+    workers: int
+
+    def kwargs(self) -> dict:
+        return {"data_dir": self.data_dir, "lang": self.lang, "workers": self.workers}
+
+
+class StageGroup(click.Group):
+    """Turns the user-facing errors of a stage into one clear line, never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except StageError as exc:
+            raise click.ClickException(str(exc)) from None
+        except (FileNotFoundError, IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+            raise click.ClickException(f"{exc}") from None
+
+
+def _check_lang(ctx, param, value):
+    try:
+        return validate_lang(value)
+    except StageError as exc:
+        raise click.BadParameter(str(exc).split(": ", 1)[-1] + f" (got {value!r})") from None
+
+
+@click.group(cls=StageGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("data"),
+              show_default=True, help="Root of the data directory; stages work in DATA_DIR/LANG/.")
+@click.option("--lang", default="hu", show_default=True, callback=_check_lang,
+              help="Wikipedia language code (hu, uk, vi, zh, simple, ...).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes [default: all cores].")
+@click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
+@click.pass_context
+def cli(ctx, data_dir, lang, workers, quiet):
+    """wiki2bert data pipeline: a Wikipedia dump in any language to BERT pretraining data.
+
+    Stages, in order: download, extract, format, split, filter, vocab, shard, encode.
+    `pipeline run` chains them. Every stage resumes where it stopped, skips finished work,
+    and refuses changed options unless --force.
+    """
+    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
+                        format="%(message)s", stream=sys.stderr, force=True)
+    ctx.obj = Globals(data_dir=data_dir, lang=lang, workers=default_workers(workers))
+
+
+for _name in STAGE_MODULES:
+    try:
+        _module = importlib.import_module(f"{__package__}.{_name}")
+    except ModuleNotFoundError as _exc:
+        if _exc.name != f"{__package__}.{_name}":
+            raise
+        continue  # stage not written yet
+    cli.add_command(_module.command)
+
+
+def main() -> None:
+    cli(prog_name="pipeline")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Vocabulary: sentencepiece training, WordPiece conversion, quality report."""
