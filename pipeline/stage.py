@@ -73,6 +73,9 @@ def default_workers(workers: int | None) -> int:
 # ---------------------------------------------------------------------------------------------
 # Atomic writes
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
@@ -82,6 +85,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
+    os.chmod(tmp_path, 0o666 & ~_UMASK)  # mkstemp makes 0600; outputs get the usual mode
     try:
         yield tmp_path
         os.replace(tmp_path, path)
@@ -218,8 +222,16 @@ class StageRun:
                 self._wipe()
         elif self.output.exists() and any(self.output.iterdir()) and self.force:
             self._wipe()
+        self._remove_stale_temporaries()
         (self.output / STATE_DIR / "done").mkdir(parents=True, exist_ok=True)
         write_json_atomic(state_file, wanted)
+
+    def _remove_stale_temporaries(self) -> None:
+        """Temporary files a killed run left behind (atomic_path names them `.NAME.*.tmp`)."""
+        if self.output.is_dir():
+            for tmp in self.output.rglob(".*.tmp"):
+                if tmp.is_file():
+                    tmp.unlink()
 
     def _changed_message(self, old: dict, unfinished: bool = False) -> str:
         diffs = []
@@ -330,7 +342,9 @@ def report(stage: str, summary: dict, skipped: bool = False) -> None:
     """The one-line summary a stage prints at its end."""
     parts = []
     for k, v in summary.items():
-        if isinstance(v, dict):
+        if isinstance(v, bool):
+            parts.append(f"{k} {'yes' if v else 'no'}")
+        elif isinstance(v, dict):
             inner = ", ".join(f"{kk} {vv:,}" if isinstance(vv, int) else f"{kk} {vv}" for kk, vv in v.items())
             parts.append(f"{k}: {inner or 'none'}")
         elif k.endswith("bytes") and isinstance(v, (int, float)):

@@ -1,0 +1,46 @@
+"""The `pipeline` group: help texts, language validation, and no torch in the stages."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline.cli import cli
+
+STAGES = ["download", "extract", "format", "split", "filter", "vocab", "shard", "encode",
+          "inspect", "run"]
+
+
+def test_every_stage_is_registered_and_explains_itself():
+    runner = CliRunner()
+    top = runner.invoke(cli, ["--help"])
+    assert top.exit_code == 0
+    for stage in STAGES:
+        assert stage in top.output
+        res = runner.invoke(cli, [stage, "--help"])
+        assert res.exit_code == 0, res.output
+        assert "Usage: " in res.output and len(res.output.splitlines()) > 4
+
+
+@pytest.mark.parametrize("bad", ["../x", "/etc", "hu/../../x", "HU", "h", "", "hu wiki"])
+def test_lang_that_is_not_a_language_code_is_refused_before_writing(tmp_path, bad):
+    res = CliRunner().invoke(cli, ["--data-dir", str(tmp_path / "d"), "--lang", bad, "format"])
+    assert res.exit_code == 2
+    assert "--lang" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "d").exists()
+
+
+@pytest.mark.parametrize("good", ["hu", "uk", "simple", "zh-min-nan", "be-x-old", "zh_yue"])
+def test_real_wikipedia_codes_are_accepted(good):
+    res = CliRunner().invoke(cli, ["--lang", good, "format", "--help"])
+    assert res.exit_code == 0
+
+
+def test_pipeline_stages_never_import_torch_or_transformers():
+    code = ("import sys, pipeline.cli; "
+            "bad = [m for m in ('torch', 'transformers', 'deepspeed') if m in sys.modules]; "
+            "print(','.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
