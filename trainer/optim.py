@@ -1,0 +1,171 @@
+"""Optimisers and the learning-rate schedule for BERT pretraining.
+
+    from trainer.optim import build_optimizer, build_scheduler
+    opt = build_optimizer(model, "lamb", lr=6e-3, weight_decay=0.01)
+    sched = build_scheduler(opt, warmup_proportion=0.2843, max_steps=7038)
+    ...; opt.step(); sched.step()
+
+`Lamb` is NVIDIA apex's FusedLAMB written with torch._foreach_* ops (no apex, any device):
+Adam moments with bias correction, decoupled weight decay added to the update, then a per-tensor
+trust ratio ||w|| / ||update|| (1 when either norm is 0). Like FusedLAMB's default
+(use_nvlamb=False), the trust ratio applies only to tensors with weight decay; biases and
+LayerNorm (no decay) take the plain Adam step. FusedLAMB also clips by the global grad norm
+before the step (max_grad_norm=1.0 there); here that is `max_grad_norm`, off (0) by default
+because the trainer calls clip_grad_norm_ itself. AdamW is torch.optim.AdamW (foreach).
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import torch
+from torch import nn
+
+
+class Lamb(torch.optim.Optimizer):
+    """LAMB (You et al. 2019) as NVIDIA's FusedLAMB computes it; see the module docstring."""
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-6,
+                 weight_decay: float = 0.01, max_grad_norm: float = 0.0,
+                 use_nvlamb: bool = False):
+        if lr < 0.0:
+            raise ValueError(f"Lamb: learning rate must be >= 0, got {lr}")
+        if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
+            raise ValueError(f"Lamb: betas must be in [0, 1), got {betas}")
+        if eps < 0.0 or weight_decay < 0.0 or max_grad_norm < 0.0:
+            raise ValueError("Lamb: eps, weight_decay and max_grad_norm must be >= 0")
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                        use_nvlamb=use_nvlamb)
+        super().__init__(params, defaults)
+        self.max_grad_norm = max_grad_norm
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+
+        groups = []
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            if params:
+                groups.append((group, params))
+        if not groups:
+            return loss
+
+        clip = None
+        if self.max_grad_norm > 0:
+            norms = [n for _, ps in groups for n in torch._foreach_norm([p.grad for p in ps])]
+            total = torch.linalg.vector_norm(torch.stack(norms).float())
+            # Divide by norm/max only when the norm exceeds max (apex's rule), no host sync.
+            clip = torch.clamp(total / self.max_grad_norm, min=1.0)
+
+        for group, params in groups:
+            beta1, beta2 = group["betas"]
+            lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+            grads, exp_avgs, exp_avg_sqs = [], [], []
+            for p in params:
+                if p.grad.is_sparse:
+                    raise RuntimeError("Lamb does not support sparse gradients")
+                state = self.state[p]
+                if not state:
+                    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                    state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                grads.append(p.grad)
+                exp_avgs.append(state["exp_avg"])
+                exp_avg_sqs.append(state["exp_avg_sq"])
+            # One step count per group, as apex keeps it (saved with the param groups).
+            group["step"] = step = group.get("step", 0) + 1
+            if clip is not None:
+                grads = torch._foreach_div(grads, clip)
+
+            # m = b1 m + (1-b1) g ;  v = b2 v + (1-b2) g^2
+            torch._foreach_lerp_(exp_avgs, grads, 1.0 - beta1)
+            torch._foreach_mul_(exp_avg_sqs, beta2)
+            torch._foreach_addcmul_(exp_avg_sqs, grads, grads, value=1.0 - beta2)
+
+            # update = (m / bc1) / (sqrt(v / bc2) + eps) + wd * w   (few passes over memory)
+            bc1 = 1.0 - beta1 ** step
+            bc2 = 1.0 - beta2 ** step
+            denom = torch._foreach_sqrt(exp_avg_sqs)
+            torch._foreach_div_(denom, math.sqrt(bc2))
+            torch._foreach_add_(denom, eps)
+            if wd == 0 and not group["use_nvlamb"]:
+                # no trust ratio (FusedLAMB's default for undecayed tensors): plain Adam step
+                torch._foreach_addcdiv_(params, exp_avgs, denom, value=-lr / bc1)
+                continue
+            if wd != 0:
+                update = torch._foreach_mul(params, wd)
+                torch._foreach_addcdiv_(update, exp_avgs, denom, value=1.0 / bc1)
+            else:
+                update = torch._foreach_div(exp_avgs, denom)
+                torch._foreach_div_(update, bc1)
+            # trust ratio ||w|| / ||update||, 1 when either is 0; computed on device, no sync
+            w_norm = torch.stack(torch._foreach_norm(params))
+            u_norm = torch.stack(torch._foreach_norm(update))
+            ratio = torch.where((w_norm > 0) & (u_norm > 0), w_norm / u_norm,
+                                torch.ones_like(w_norm))
+            torch._foreach_mul_(update, list((ratio * -lr).unbind()))
+            torch._foreach_add_(params, update)
+        return loss
+
+
+def _no_decay(name: str, param: nn.Parameter) -> bool:
+    """Biases and LayerNorm parameters get no weight decay (BERT's rule)."""
+    return param.ndim < 2 or "LayerNorm" in name or name.endswith(".bias")
+
+
+def param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():     # shared (tied) tensors are listed once
+        if p.requires_grad:
+            (no_decay if _no_decay(name, p) else decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay},
+            {"params": no_decay, "weight_decay": 0.0}]
+
+
+def build_optimizer(model: nn.Module, name: str, lr: float, weight_decay: float = 0.01,
+                    betas=(0.9, 0.999), eps: float = 1e-6, max_grad_norm: float = 0.0):
+    """`name` is "lamb" or "adamw"; no weight decay on biases and LayerNorm.
+
+    max_grad_norm applies to LAMB only (FusedLAMB's built-in global clipping; 0 = off)."""
+    groups = param_groups(model, weight_decay)
+    key = name.lower()
+    if key == "lamb":
+        return Lamb(groups, lr=lr, betas=betas, eps=eps, max_grad_norm=max_grad_norm)
+    if key == "adamw":
+        return torch.optim.AdamW(groups, lr=lr, betas=betas, eps=eps, foreach=True)
+    raise ValueError(f"unknown optimizer {name!r}: choose lamb or adamw")
+
+
+def lr_factor(step: int, warmup_steps: float, max_steps: int, degree: float = 0.5,
+              nvidia_formula: bool = False) -> float:
+    """Multiplier of the peak lr at `step`: linear warmup from 0, then (1 - progress)^degree
+    over the steps after warmup, reaching 0 at max_steps (and staying 0 after).
+
+    nvidia_formula=True measures progress over all max_steps as NVIDIA's PolyWarmUpScheduler
+    does, which drops the lr abruptly at the end of warmup (to 0.85x for warmup 0.2843)."""
+    if step < warmup_steps:
+        return step / warmup_steps
+    if step >= max_steps:
+        return 0.0
+    if nvidia_formula:
+        return (1.0 - step / max_steps) ** degree
+    return ((max_steps - step) / (max_steps - warmup_steps)) ** degree
+
+
+def build_scheduler(optimizer, warmup_proportion: float, max_steps: int, degree: float = 0.5,
+                    nvidia_formula: bool = False):
+    """LambdaLR: linear warmup over warmup_proportion * max_steps, then polynomial decay
+    (degree 0.5 as NVIDIA's PolyWarmUpScheduler) to 0 at max_steps; continuous at the end of
+    warmup unless nvidia_formula (see lr_factor)."""
+    if max_steps < 1:
+        raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+    if not 0.0 <= warmup_proportion < 1.0:
+        raise ValueError(f"warmup_proportion must be in [0, 1), got {warmup_proportion}")
+    warmup_steps = warmup_proportion * max_steps
+    # a partial, not a lambda: picklable with the scheduler
+    factor = functools.partial(lr_factor, warmup_steps=warmup_steps, max_steps=max_steps,
+                               degree=degree, nvidia_formula=nvidia_formula)
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
