@@ -1,0 +1,198 @@
+"""`pipeline filter`: the rules and their reasons, per-script word counts, langdetect handling,
+the learned alphabet, --invert, and the stage contract."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline.cli import cli
+from pipeline.doc_filters import (DocStats, FilterSettings, alphabet_from_text, count_words,
+                                  first_failure, learn_alphabet, letter_counts)
+from pipeline.filtering import filter_documents
+from pipeline.splitting import split
+from pipeline.text_files import documents
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formatted_hu"
+HU = alphabet_from_text("aábcdeéfghiíjklmnoóöőpqrstuúüűvwxyz")
+
+
+@pytest.fixture(scope="module")
+def hu_sentences(tmp_path_factory) -> Path:
+    """The fixture articles split into sentences (the filter's input), with a split manifest."""
+    out = tmp_path_factory.mktemp("hu") / "sentences"
+    split(lang="hu", workers=1, input=FIXTURES, output=out)
+    return out
+
+
+def test_words_are_counted_per_script():
+    assert count_words("Budapest Magyarország fővárosa.") == 3
+    assert count_words("1990 1991 1992 - 42") == 0           # numbers are not words
+    assert count_words("北京是中国的首都。") == 8              # a CJK character is a word
+    assert count_words("東京はTokyoです") == 6                  # 東京は, です, and Tokyo
+    assert count_words("ประเทศไทย") == len("ประเทศไทย")
+    assert count_words("Київ — столиця України.") == 3
+
+
+def test_cjk_documents_pass_the_word_rules():
+    doc = ["北京是中华人民共和国的首都，也是全国的政治和文化中心。", "北京有三千多年的建城史。"]
+    st = DocStats.of(doc, alphabet=None)
+    assert first_failure(st, FilterSettings()) is None
+
+
+def test_thai_paragraphs_without_sentence_punctuation_pass_thai_defaults():
+    from pipeline.filtering import default_settings
+
+    doc = ["ประเทศไทยมีชื่ออย่างเป็นทางการว่าราชอาณาจักรไทย เป็นรัฐชาติอันตั้งอยู่ในภูมิภาคเอเชียตะวันออกเฉียงใต้ "
+           "มีพรมแดนทางทิศตะวันออกติดลาวและกัมพูชา ทิศใต้ติดอ่าวไทยและมาเลเซีย"]
+    assert first_failure(DocStats.of(doc, None), default_settings("th")) is None
+    assert first_failure(DocStats.of(doc, None), FilterSettings()) == "long_sentences"
+
+
+@pytest.mark.parametrize("doc,settings,reason", [
+    (["Egy mondat van itt, nem több, és ez elég hosszú."], FilterSettings(min_sentences=2), "too_few_sentences"),
+    (["Rövid szöveg."], FilterSettings(), "too_few_words"),
+    (["Alma körte.", "Szilva barack.", "Dió mogyoró.", "Meggy cseresznye.", "Eper málna."],
+     FilterSettings(), "short_sentences"),
+    ([" ".join(["szó"] * 150) + "."], FilterSettings(), "long_sentences"),
+    (["Ez egy rendes mondat néhány szóval.", "12 34.", "56 78.", "-- --", "Második rendes mondat itt."],
+     FilterSettings(min_words_per_sentence=0), "no_word_sentences"),
+    (["Ez (egy) [mondat] -- sok, sok; írásjellel! ... ??? !!! ,,, ;;; ::: ... és még szavakkal is."],
+     FilterSettings(min_words=3), "punctuation"),
+    (["EZ A MONDAT CSUPA NAGYBETŰVEL ÍRÓDOTT ÉS KIABÁL.", "EZ IS NAGYBETŰS MONDAT."], FilterSettings(), "upper_case"),
+    (["Az évek 1990 1991 1992 1993 1994 1995 1996 1997 1998 1999 2000 2001 és így tovább sorban."],
+     FilterSettings(min_words=3), "digits"),
+    (["Київ — столиця і найбільше місто України, розташоване на Дніпрі."],
+     FilterSettings(alphabet=HU, min_words=3), "foreign_letters"),
+])
+def test_each_rule_drops_with_its_reason(doc, settings, reason):
+    assert first_failure(DocStats.of(doc, settings.alphabet), settings) == reason
+
+
+def test_alphabet_is_learned_from_the_main_scripts_of_the_corpus():
+    text = ("Київ є столицею України. Його населення становить майже три мільйони людей. " * 20
+            + "Kyiv Wikipedia. ")
+    alphabet = learn_alphabet(letter_counts(text))
+    assert set("київєсто") <= alphabet and "К" in alphabet and "У" in alphabet
+    assert not set("Wkpd") & alphabet  # Latin is a minor script here
+
+
+def test_stage_counts_reasons_and_keeps_real_articles(hu_sentences, tmp_path):
+    summary = filter_documents(lang="hu", workers=1, input=hu_sentences, output=tmp_path / "f")
+    rej = json.loads((tmp_path / "f" / "rejections.json").read_text())
+    assert rej["reasons"] == summary["rejections"] == {"too_few_words": 2, "language": 1}
+    assert summary["documents"] == 8 and summary["kept"] == 5 and rej["alphabet_source"] == "language file"
+    kept = [d[0] for f in sorted((tmp_path / "f").glob("*.txt"))
+            for d in documents(f.read_text(encoding="utf-8"))]
+    assert kept == ["Budapest", "Tisza", "Japán kapcsolatok", "Balaton", "Szeged"]
+
+
+def test_invert_writes_the_rejected_documents_elsewhere_with_reasons(hu_sentences, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(hu_sentences, data / "hu" / "sentences")
+    filter_documents(data_dir=data, lang="hu", workers=1, invert=True)
+    rejected = data / "hu" / "rejected"
+    titles = [d[0] for f in sorted(rejected.glob("*.txt")) for d in documents(f.read_text(encoding="utf-8"))]
+    assert titles == ["Évszámok listája", "Football in England", "Sablon maradvány"]
+    reasons = [line.split("\t")[1] for f in sorted(rejected.glob("*.reasons.tsv"))
+               for line in f.read_text(encoding="utf-8").splitlines()]
+    assert reasons == ["too_few_words", "language", "too_few_words"]
+    assert not (data / "hu" / "filtered").exists()
+
+
+def test_language_unknown_to_langdetect_is_skipped_with_one_warning(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    doc = ["Հայաստանը պետություն է Հարավային Կովկասում։", "Մայրաքաղաքը Երևանն է, որը ամենամեծ քաղաքն է։",
+           "Երկրի բնակչությունը մոտ երեք միլիոն մարդ է։"]
+    (src / "a.txt").write_text("\n".join(doc) + "\n", encoding="utf-8")
+    res = CliRunner().invoke(cli, ["--lang", "hy", "--workers", "1", "filter", "--input", str(src),
+                                   "--output", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    warnings = [line for line in res.output.splitlines() if "langdetect does not know" in line]
+    assert len(warnings) == 1
+    rej = json.loads((tmp_path / "out" / "rejections.json").read_text())
+    assert rej["kept"] == 1 and rej["reasons"] == {}  # not thrown out as "Estonian"
+    assert "Հ" in rej["alphabet"] and rej["alphabet_source"] == "learned"
+
+
+def test_thresholds_are_options_and_changes_need_force(hu_sentences, tmp_path):
+    runner = CliRunner()
+    args = ["--lang", "hu", "--workers", "1", "filter", "--input", str(hu_sentences),
+            "--output", str(tmp_path / "out"), "--no-language-check"]
+    assert runner.invoke(cli, args).exit_code == 0
+    res = runner.invoke(cli, args + ["--min-words", "1000"])
+    assert res.exit_code == 1 and "min_words" in res.output and "--force" in res.output
+    res = runner.invoke(cli, args + ["--min-words", "1000", "--force"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "out" / "rejections.json").read_text())["kept"] == 0
+    assert "too_few_words 8" in res.output
+    assert "--max-digit-ratio" in runner.invoke(cli, ["filter", "--help"]).output
+
+
+def test_workers_1_and_2_give_identical_bytes(hu_sentences, tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(4):
+        shutil.copy(hu_sentences / f"AA_wiki_0{i % 2}.txt", src / f"AB_wiki_0{i}.txt")
+    filter_documents(lang="hu", workers=1, input=src, output=tmp_path / "w1")
+    filter_documents(lang="hu", workers=2, input=src, output=tmp_path / "w2")
+    for name in ["AB_wiki_00.txt", "AB_wiki_01.txt", "AB_wiki_02.txt", "AB_wiki_03.txt", "rejections.json"]:
+        assert (tmp_path / "w1" / name).read_bytes() == (tmp_path / "w2" / name).read_bytes()
+
+
+def test_non_utf8_input_gives_one_clear_line(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "x.txt").write_bytes(b"Ok line.\n\xff\xfe broken\n")
+    res = CliRunner().invoke(cli, ["--lang", "hu", "--workers", "1", "filter", "--input", str(src),
+                                   "--output", str(tmp_path / "out")])
+    assert res.exit_code == 1 and "not UTF-8" in res.output and "Traceback" not in res.output
+
+
+def formatted_from_dump(dump: Path, out: Path, max_pages: int) -> Path:
+    """The first `max_pages` pages of an .xml.xz dump, through wikiextractor, in the format
+    stage's layout (paragraph per line, blank line between articles)."""
+    import lzma
+    import subprocess
+    import sys
+    import unicodedata
+
+    xml = out.parent / "dump.xml"
+    pages = 0
+    with lzma.open(dump, "rt", encoding="utf-8") as src, open(xml, "w", encoding="utf-8") as dst:
+        for line in src:
+            dst.write(line)
+            pages += "</page>" in line
+            if pages >= max_pages:
+                dst.write("</mediawiki>\n")
+                break
+    subprocess.run([sys.executable, "-m", "wikiextractor.WikiExtractor", "--processes", "1", "-q",
+                    "-o", str(out.parent / "ext"), str(xml)], check=True, capture_output=True)
+    out.mkdir()
+    for f in sorted((out.parent / "ext").rglob("wiki_*")):
+        docs, cur = [], None
+        for line in f.read_text(encoding="utf-8").splitlines():
+            if line.startswith("<doc "):
+                cur = []
+            elif line.startswith("</doc>"):
+                docs += ["\n".join(cur)] if cur else []
+                cur = None
+            elif cur is not None and line.strip():
+                cur.append(unicodedata.normalize("NFC", line.strip()))
+        (out / f"{f.parent.name}_{f.name}.txt").write_text("\n\n".join(docs) + "\n", encoding="utf-8")
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["uk", "vi"])
+def test_defaults_keep_most_real_article_text(shared_data, tmp_path, lang):
+    """On the real dumps: the generic defaults keep the large majority of article text."""
+    fmt = formatted_from_dump(shared_data / f"{lang}wiki.xml.xz", tmp_path / "fmt", max_pages=150)
+    split(lang=lang, workers=2, input=fmt, output=tmp_path / "s")
+    summary = filter_documents(lang=lang, workers=2, input=tmp_path / "s", output=tmp_path / "f")
+    assert summary["output_bytes"] >= 0.9 * summary["input_bytes"], summary
+    assert summary["kept"] >= 0.6 * summary["documents"], summary
