@@ -39,10 +39,10 @@ def parse_encode_setting(ctx, param, values):
               help="SEQ/PRED of an HDF5 set to write; repeat for several.")
 @click.option("--dupe-factor", type=click.IntRange(min=1), default=5, show_default=True)
 @click.option("--no-encode", is_flag=True, help="Stop after the shard stage.")
-@click.option("--force", is_flag=True, help="Redo stages whose options changed.")
+@click.option("--force", is_flag=True, help="Redo every stage from scratch, even finished ones.")
 @click.pass_context
 def command(ctx, dump, date, vocab_size, num_shards, encode_settings, dupe_factor, no_encode, force):
-    """Run download, extract, format, split, filter, vocab, shard and encode in order.
+    """Run download, extract, format, split, filter, shard, vocab and encode in order.
 
     Finished stages are skipped in seconds; an interrupted one resumes where it stopped.
     """
@@ -60,8 +60,10 @@ def command(ctx, dump, date, vocab_size, num_shards, encode_settings, dupe_facto
     stage("format")
     stage("split")
     stage("filter")
-    stage("vocab", vocab_size=vocab_size)
+    # Shards before the vocab: the vocab's quality report is measured on the test shards,
+    # which its sample then leaves out.
     stage("shard", **({"num_shards": num_shards} if num_shards else {}))
+    stage("vocab", vocab_size=vocab_size)
     if not no_encode:
         for seq, pred in encode_settings:
             stage("encode", max_seq=seq, max_pred=pred, dupe_factor=dupe_factor)

@@ -206,12 +206,12 @@ class StageRun:
         existing = read_manifest(self.output)
         if existing is not None:
             same = {k: existing.get(k) for k in wanted} == wanted
-            if same:
+            if same and not self.force:
                 self.manifest = existing
                 return
             if not self.force:
                 raise StageError(self._changed_message(existing))
-            self._wipe()
+            self._wipe()  # --force redoes a finished stage, whatever its options were
         state_file = self.output / STATE_DIR / "run.json"
         if state_file.is_file():
             with open(state_file, encoding="utf-8") as fh:
@@ -312,7 +312,7 @@ def parallel_map(func: Callable, items: Sequence, workers: int, desc: str | None
 
     items = list(items)
     workers = max(1, min(default_workers(workers), len(items) or 1))
-    bar = tqdm(total=len(items), desc=desc, unit=unit, disable=desc is None or len(items) <= 1,
+    bar = tqdm(total=len(items), desc=desc, unit=unit, disable=desc is None or len(items) <= 1 or not log.isEnabledFor(logging.INFO),
                leave=False, dynamic_ncols=True)
     try:
         if workers == 1:

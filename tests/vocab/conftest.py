@@ -1,0 +1,79 @@
+"""Fixtures of the vocab tests: a small synthetic Hungarian corpus laid out like the filter
+stage's output (one sentence a line, a blank line between documents, a manifest)."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+# Every Hungarian accented letter, lower and upper case, in ordinary words.
+WORDS = (
+    "árvíztűrő tükörfúrógép öröm ének idő úr üveg fű szőlő alma körte ház kert város ország "
+    "nyelv könyv iskola tanár diák szép nagy kicsi jó rossz gyors lassú víz tűz föld levegő "
+    "hegy völgy folyó tenger erdő mező virág fa madár hal kutya macska ló tehén év óra út "
+    "művész zenész költő írás olvasás történet egyetem kórház múzeum színház könyvtár"
+).split()
+NAMES = "Árpád Éva Ízisz Ócsa Ödön Őrség Úrkút Ürmös Űrállomás Budapest Duna Tisza Balaton".split()
+# A letter so rare that sentencepiece's character coverage leaves it out.
+RARE_WORD = "Ʃámuel"
+
+
+def make_sentences(n: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        words = [rng.choice(WORDS if rng.random() < 0.85 else NAMES) for _ in range(rng.randint(4, 12))]
+        if rng.random() < 0.3:
+            words.insert(rng.randint(1, len(words) - 1), f"{rng.randint(1, 2024)}-ben,")
+        s = " ".join(words)
+        out.append(s[0].upper() + s[1:] + rng.choice([".", "!", "?", " (1999)."]))
+    return out
+
+
+def write_corpus(folder: Path, sentences: list[str], files: int = 3, doc_len: int = 5,
+                 manifest: bool = True) -> Path:
+    """Write `sentences` as the filter stage would: files of documents, manifest last."""
+    folder.mkdir(parents=True, exist_ok=True)
+    per_file = -(-len(sentences) // files)
+    for i in range(files):
+        part = sentences[i * per_file:(i + 1) * per_file]
+        docs = [part[j:j + doc_len] for j in range(0, len(part), doc_len)]
+        (folder / f"AA_wiki_{i:02d}.txt").write_text(
+            "\n\n".join("\n".join(d) for d in docs) + "\n", encoding="utf-8")
+    if manifest:
+        (folder / "manifest.json").write_text(json.dumps({"stage": "filter"}), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def hu_sentences() -> list[str]:
+    return make_sentences(3000) + [f"{RARE_WORD} itt volt.", "ÁRVÍZTŰRŐ TÜKÖRFÚRÓGÉP!"]
+
+
+@pytest.fixture(scope="session")
+def hu_data(tmp_path_factory, hu_sentences) -> Path:
+    """DATA_DIR with hu/filtered holding the synthetic corpus."""
+    data = tmp_path_factory.mktemp("data")
+    write_corpus(data / "hu" / "filtered", hu_sentences)
+    return data
+
+
+@pytest.fixture(scope="session")
+def hu_vocab(hu_data) -> Path:
+    """A vocab trained once by the stage (cased, BPE, 600 entries); shared by read-only tests."""
+    from pipeline.vocab_stage import build_vocab
+
+    build_vocab(data_dir=hu_data, lang="hu", workers=1, vocab_size=600)
+    return hu_data / "hu" / "vocab"
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    """The corpus helpers for tests that build their own data: corpus.make_sentences(n, seed),
+    corpus.write_corpus(folder, sentences, ...), corpus.RARE_WORD."""
+    import types
+
+    return types.SimpleNamespace(make_sentences=make_sentences, write_corpus=write_corpus,
+                                 RARE_WORD=RARE_WORD, WORDS=WORDS, NAMES=NAMES)

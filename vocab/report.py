@@ -1,0 +1,76 @@
+"""Quality report of a vocab on held-out sentences, with the tokenizer encode uses.
+
+Figures: the [UNK] share of tokens and of words, subwords per word, the share of words kept
+whole (one token, not [UNK]), the vocabulary size, and a few words that became [UNK]. "Words"
+are BERT's basic-tokenizer words (punctuation marks count as words, as they do for BERT).
+
+Usage:
+    rep = evaluate_vocab("data/hu/vocab", sentences, source="held-out 2% of the input")
+    print(format_table(rep))
+"""
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from .bert_tokenizer import load_vocab, make_tokenizer
+
+MAX_UNK_EXAMPLES = 20
+
+
+def evaluate_vocab(vocab_dir: str | os.PathLike, sentences: Sequence[str], source: str = "",
+                   batch_size: int = 1000) -> dict:
+    """Tokenize `sentences` with make_tokenizer(load_vocab(vocab_dir)) and measure it."""
+    spec = load_vocab(vocab_dir)
+    tok = make_tokenizer(spec)
+    unk_id = spec.unk_id
+    words = tokens = unk_tokens = unk_words = whole = 0
+    unk_examples: list[str] = []
+    for start in range(0, len(sentences), batch_size):
+        batch = list(sentences[start:start + batch_size])
+        for text, enc in zip(batch, tok.encode_batch(batch, add_special_tokens=False)):
+            per_word: dict[int, list[int]] = {}
+            for tid, wid, (a, b) in zip(enc.ids, enc.word_ids, enc.offsets):
+                per_word.setdefault(wid, []).append(tid)
+                if tid == unk_id and len(unk_examples) < MAX_UNK_EXAMPLES and text[a:b] not in unk_examples:
+                    unk_examples.append(text[a:b])
+            for ids in per_word.values():
+                words += 1
+                tokens += len(ids)
+                n_unk = ids.count(unk_id)
+                unk_tokens += n_unk
+                unk_words += n_unk > 0
+                whole += len(ids) == 1 and n_unk == 0
+    return {
+        "eval_source": source,
+        "sentences": len(sentences),
+        "words": words,
+        "tokens": tokens,
+        "unk_tokens": unk_tokens,
+        "unk_token_share": unk_tokens / tokens if tokens else 0.0,
+        "unk_words": unk_words,
+        "unk_word_share": unk_words / words if words else 0.0,
+        "subwords_per_word": tokens / words if words else 0.0,
+        "whole_word_share": whole / words if words else 0.0,
+        "vocab_size": spec.size,
+        "lower_case": spec.lower_case,
+        "strip_accents": spec.strip_accents,
+        "unk_examples": unk_examples,
+    }
+
+
+def format_table(rep: dict) -> str:
+    """The report as a small two-column table for the screen."""
+    rows = [
+        ("held-out text", f"{rep.get('eval_source') or '-'}"),
+        ("sentences / words", f"{rep['sentences']:,} / {rep['words']:,}"),
+        ("vocab size", f"{rep['vocab_size']:,}"),
+        ("[UNK] share of tokens", f"{100 * rep['unk_token_share']:.4f}%  ({rep['unk_tokens']:,})"),
+        ("[UNK] share of words", f"{100 * rep['unk_word_share']:.4f}%  ({rep['unk_words']:,})"),
+        ("subwords per word", f"{rep['subwords_per_word']:.3f}"),
+        ("words kept whole", f"{100 * rep['whole_word_share']:.2f}%"),
+    ]
+    if rep.get("unk_examples"):
+        rows.append(("[UNK] words (sample)", " ".join(rep["unk_examples"][:8])))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"  {k:<{width}}  {v}" for k, v in rows)

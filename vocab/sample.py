@@ -1,0 +1,192 @@
+"""Seeded sampling of sentences and BERT's word split, for sentencepiece training.
+
+sentencepiece's own sampling (`input_sentence_size` + shuffling) differs from run to run even
+with its seed, so the sample is drawn here: every sentence gets a key, a keyed hash of its
+text and the seed; sentences whose key falls below HELDOUT_FRACTION are held out for the
+quality report, and the training sample is the `sample_size` smallest keys of the rest
+("bottom-k" sampling: uniform, streaming, and independent of file order and of the number of
+worker processes). Duplicated sentences share a key, so a held-out sentence never has a twin
+in the training sample.
+
+The sample is then split into words the way BERT's basic tokenizer splits (normaliser with the
+case setting, then whitespace / punctuation / CJK characters), and sentencepiece is trained on
+the word counts (`word<TAB>count`), so no piece can ever cross a split that WordPiece makes.
+
+Usage:
+    res = scan_file(path, file_index=0, seed=12345, sample_size=1_000_000)
+    counts = count_words(sentences, lower_case=False, strip_accents=False)
+    write_word_counts(counts, "sample.tsv")
+"""
+from __future__ import annotations
+
+import hashlib
+import heapq
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Sequence
+
+from .alphabet import alphabet_of, make_normalizer
+
+# Share of the input held out from training for the report when no test text is given.
+HELDOUT_FRACTION = 0.02
+# Held-out sentences actually scored (the smallest keys): plenty for a 0.01% resolution.
+EVAL_MAX_SENTENCES = 20_000
+
+_KEY_SPACE = 1 << 64
+
+# A candidate sentence: (key, file index, line index, text); tuples sort by key, then position.
+Candidate = tuple[int, int, int, str]
+
+
+def sentence_key(text: str, seed: int) -> int:
+    """A 64-bit keyed hash of a sentence: the same text and seed give the same key anywhere."""
+    h = hashlib.blake2b(text.encode("utf-8"), digest_size=8,
+                        key=str(int(seed)).encode("ascii"), person=b"wiki2bert-vocab")
+    return int.from_bytes(h.digest(), "big")
+
+
+def is_heldout_key(key: int) -> bool:
+    return key < HELDOUT_FRACTION * _KEY_SPACE
+
+
+def read_sentences(path: str | os.PathLike) -> Iterator[str]:
+    """The non-blank lines of a UTF-8 text file (one sentence a line), stripped."""
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if line:
+                yield line
+
+
+@dataclass
+class ScanResult:
+    """What one pass over one input file found."""
+
+    sentences: int = 0
+    alphabet: set[str] = field(default_factory=set)
+    sample: list[Candidate] = field(default_factory=list)   # sorted, at most sample_size
+    heldout: list[Candidate] = field(default_factory=list)  # sorted, at most EVAL_MAX_SENTENCES
+    heldout_total: int = 0
+
+
+def scan_file(path: str | os.PathLike, file_index: int, seed: int, sample_size: int,
+              hold_out: bool = True, exclude: frozenset[int] = frozenset(),
+              lower_case: bool = False, strip_accents: bool = False) -> ScanResult:
+    """One streaming pass over a file: its alphabet (after the case setting), its best sample
+    candidates, and (with hold_out) its held-out sentences. Sentences whose key is in
+    `exclude` (the evaluation text) are kept out of the sample."""
+    res = ScanResult()
+    sample_heap: list[tuple[int, int, str]] = []   # max-heap by (-key, -line)
+    held: list[Candidate] = []
+
+    # The alphabet pass pulls the lines; the keys are computed as they stream past.
+    def keyed() -> Iterator[str]:
+        for li, s in enumerate(read_sentences(path)):
+            key = sentence_key(s, seed)
+            res.sentences += 1
+            if hold_out and is_heldout_key(key):
+                res.heldout_total += 1
+                held.append((key, file_index, li, s))
+            elif key not in exclude and sample_size > 0:
+                item = (-key, -li, s)
+                if len(sample_heap) < sample_size:
+                    heapq.heappush(sample_heap, item)
+                elif item > sample_heap[0]:
+                    heapq.heapreplace(sample_heap, item)
+            yield s
+
+    res.alphabet = alphabet_of(keyed(), make_normalizer(lower_case, strip_accents))
+    res.sample = sorted((-k, file_index, -li, s) for k, li, s in sample_heap)
+    res.heldout = heapq.nsmallest(EVAL_MAX_SENTENCES, held)
+    return res
+
+
+def merge_smallest(a: Sequence[Candidate], b: Sequence[Candidate], n: int) -> list[Candidate]:
+    """The n smallest of two sorted candidate lists, sorted (Timsort merges the two runs)."""
+    return sorted([*a, *b])[:n]
+
+
+# char -> "p" (punctuation: a word of its own), "s" (whitespace: a split) or "w" (word char),
+# as Hugging Face's BertPreTokenizer classifies it (its Unicode tables, not Python's).
+_CHAR_CLASS: dict[str, str] = {}
+
+
+def _char_class(char: str) -> str:
+    cls = _CHAR_CLASS.get(char)
+    if cls is None:
+        from tokenizers import pre_tokenizers
+
+        words = [w for w, _ in pre_tokenizers.BertPreTokenizer().pre_tokenize_str(f"a{char}a")]
+        cls = _CHAR_CLASS[char] = "p" if len(words) == 3 else "s" if len(words) == 2 else "w"
+    return cls
+
+
+def _word_pattern(chars: Iterable[str]) -> re.Pattern:
+    """A word of BERT's basic split on normalised text made of `chars`: one punctuation mark,
+    or a run of anything but whitespace and punctuation (CJK is already space-padded)."""
+    punct = "".join(sorted(c for c in chars if _char_class(c) == "p"))
+    space = "".join(sorted(c for c in chars if _char_class(c) == "s"))
+    if not punct:
+        return re.compile(f"[^{re.escape(space)}]+") if space else re.compile(".+", re.S)
+    return re.compile(f"[{re.escape(punct)}]|[^{re.escape(punct + space)}]+")
+
+
+def normalize_text(text: str, normalizer) -> str:
+    """BERT's normaliser applied to a long text: the normaliser works character by character,
+    so each distinct character is normalised once and only the characters it changes are
+    substituted (several times faster than one normalize_str call, or str.translate)."""
+    table = {}
+    for c in set(text):
+        n = normalizer.normalize_str(c)
+        if n != c:
+            table[c] = n
+    if not table:
+        return text
+    changed = re.compile("[" + re.escape("".join(sorted(table))) + "]")
+    return changed.sub(lambda m: table[m.group()], text)
+
+
+def bert_words(text: str, normalizer) -> list[str]:
+    """The words BERT's normaliser + basic pre-tokenizer make of `text` (what
+    make_pre_tokenizer returns), computed in C-speed string passes instead of Python tuples."""
+    text = normalize_text(text, normalizer)
+    chars = set(text)
+    punct = "".join(sorted(c for c in chars if _char_class(c) == "p"))
+    if all(c.isspace() == (_char_class(c) == "s") for c in chars):
+        # Python's whitespace is the tokenizer's here (always, after BERT's normaliser):
+        # pad each punctuation mark with spaces and let str.split do the rest.
+        if punct:
+            text = re.compile(f"([{re.escape(punct)}])").sub(r" \1 ", text)
+        return text.split()
+    return _word_pattern(chars).findall(text)
+
+
+def count_words(sentences: Iterable[str], lower_case: bool = False,
+                strip_accents: bool = False, chunk_chars: int = 1 << 20) -> Counter:
+    """Word counts of `sentences` after BERT's normaliser and basic split (in chunks; joining
+    sentences with a newline changes nothing, since whitespace is a split anyway)."""
+    norm = make_normalizer(lower_case, strip_accents)
+    counts: Counter = Counter()
+    buf: list[str] = []
+    size = 0
+    for s in sentences:
+        buf.append(s)
+        size += len(s)
+        if size >= chunk_chars:
+            counts.update(bert_words("\n".join(buf), norm))
+            buf, size = [], 0
+    if buf:
+        counts.update(bert_words("\n".join(buf), norm))
+    return counts
+
+
+def write_word_counts(counts: Counter, path: str | os.PathLike) -> int:
+    """Write `word<TAB>count` lines (most frequent first, ties by word) for sentencepiece's
+    tsv input; return the number of distinct words."""
+    items = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    with open(path, "w", encoding="utf-8") as fh:
+        for word, n in items:
+            fh.write(f"{word}\t{n}\n")
+    return len(items)
