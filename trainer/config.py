@@ -1,0 +1,169 @@
+"""The trainer's flags, and the JSON config file that gives the same keys (command line wins).
+
+    args = parse_args(["--config_file", "trainer/configs/phase1_base.json", "--input_dir", "D",
+                       "--output_dir", "O"])
+    args.explicit   # the keys set on the command line or in the config file (not defaults)
+
+Flag names follow NVIDIA's and gpauloski's run_pretraining.py (underscores). A relative
+`bert_config` / `deepspeed_config` / `vocab_file` in a config file is looked up beside that
+file first (so shipped configs work from any directory), then in the working directory.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+
+class ConfigError(ValueError):
+    """A bad flag or config file; the message says what is wrong and what to do."""
+
+
+REQUIRED = ("bert_config", "input_dir", "output_dir")
+PATH_KEYS = ("bert_config", "deepspeed_config", "vocab_file")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line instead of argparse's usage dump + exit 2
+        raise ConfigError(f"{message} (see --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="run_pretraining.py", description="BERT pretraining on HDF5 shards.",
+                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    a = p.add_argument
+    a("--config_file", help="JSON file with any of these keys (underscore names); flags win")
+    g = p.add_argument_group("model and data")
+    g.add_argument("--bert_config", help="model JSON (vocab_size, hidden_size, ...), e.g. "
+                   "trainer/configs/bert_base.json")
+    g.add_argument("--vocab_file", help="vocab.txt (or its folder) the data was encoded with; "
+                   "copied into output_dir with its case setting")
+    g.add_argument("--input_dir", help="folder of HDF5 shards, searched recursively: *training* "
+                   "files train, *test* files evaluate")
+    g.add_argument("--output_dir", help="logs, configs and checkpoints go here")
+    g = p.add_argument_group("optimisation")
+    g.add_argument("--train_batch_size", type=int, default=32, help="per rank, per micro-step")
+    g.add_argument("--gradient_accumulation_steps", type=int, default=1)
+    g.add_argument("--learning_rate", type=float, default=6e-3)
+    g.add_argument("--warmup_proportion", type=float, default=0.01)
+    g.add_argument("--max_steps", type=int, default=1000, help="optimizer steps the schedule plans for")
+    g.add_argument("--steps_this_run", type=int, default=None,
+                   help="stop after this many steps of this run (the schedule still plans max_steps)")
+    g.add_argument("--optimizer", choices=("lamb", "adamw"), default="lamb")
+    g.add_argument("--weight_decay", type=float, default=0.01)
+    g.add_argument("--max_grad_norm", type=float, default=1.0, help="0 disables clipping")
+    g.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default=None,
+                   help="default: bf16 on CUDA, fp32 on CPU")
+    g.add_argument("--seed", type=int, default=42)
+    g = p.add_argument_group("run")
+    g.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when present")
+    g.add_argument("--log_every", type=int, default=10)
+    g.add_argument("--eval_every", type=int, default=0, help="0: no evaluation")
+    g.add_argument("--eval_batch_size", type=int, default=None, help="default: train_batch_size")
+    g.add_argument("--eval_max_samples", type=int, default=10000,
+                   help="evaluate on the first N held-out samples")
+    g.add_argument("--checkpoint_every", type=int, default=200)
+    g.add_argument("--keep_checkpoints", type=int, default=3, help="keep the last K checkpoints")
+    g.add_argument("--resume_from_checkpoint", action="store_true",
+                   help="continue from the newest complete checkpoint in output_dir (if any)")
+    g.add_argument("--phase2", action="store_true", help="start from --init_checkpoint with a fresh "
+                   "optimizer and schedule (use the seq 512 shards)")
+    g.add_argument("--init_checkpoint", help="phase-1 output_dir, checkpoint dir or model.pt")
+    g.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=True)
+    g.add_argument("--deepspeed", action="store_true", help="wrap the model with deepspeed.initialize")
+    g.add_argument("--deepspeed_config", help="DeepSpeed JSON, e.g. trainer/configs/ds_zero1.json")
+    g.add_argument("--local_rank", "--local-rank", type=int, default=None,
+                   help=argparse.SUPPRESS)  # passed by the deepspeed launcher; LOCAL_RANK env wins
+    return p
+
+
+def _read_config_file(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            cfg = json.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"--config_file {path} not found") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--config_file {path} is not valid JSON: {exc}") from None
+    if not isinstance(cfg, dict):
+        raise ConfigError(f"--config_file {path}: expected a JSON object of flag names")
+    return cfg
+
+
+def _check_types(parser, cfg: dict, source: str) -> dict:
+    actions = {a.dest: a for a in parser._actions}
+    out = {}
+    for key, value in cfg.items():
+        if key.startswith("_"):  # comments
+            continue
+        action = actions.get(key)
+        if action is None or key in ("config_file", "help", "local_rank"):
+            raise ConfigError(f"{source}: unknown key {key!r}; keys are the flag names without "
+                              "dashes (see --help)")
+        if isinstance(action, (argparse._StoreTrueAction, argparse.BooleanOptionalAction)):
+            ok = isinstance(value, bool)
+        elif action.type is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif action.type is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        else:
+            ok = value is None or isinstance(value, str)
+        if not ok or (action.choices and value not in action.choices):
+            raise ConfigError(f"{source}: key {key!r} has a bad value {value!r}"
+                              + (f" (one of {', '.join(action.choices)})" if action.choices else ""))
+        out[key] = value
+    return out
+
+
+def _resolve_relative(cfg: dict, base: Path) -> dict:
+    for key in PATH_KEYS:
+        value = cfg.get(key)
+        if isinstance(value, str) and not os.path.isabs(value) and (base / value).exists():
+            cfg[key] = str(base / value)
+    return cfg
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    first = parser.parse_args(argv)
+    explicit = {a.dest for a in parser._actions if a.dest != "help"
+                and getattr(first, a.dest) != a.default}
+    if first.config_file:
+        cfg = _check_types(parser, _read_config_file(first.config_file), first.config_file)
+        cfg = _resolve_relative(cfg, Path(first.config_file).resolve().parent)
+        parser.set_defaults(**cfg)
+        explicit |= set(cfg)
+    args = parser.parse_args(argv)
+    # a flag repeated with its default value on the command line is explicit too
+    explicit |= {a.dest for a in parser._actions
+                 if any(x == s or x.startswith(s + "=") for x in argv for s in a.option_strings)}
+    args.explicit = sorted(explicit)
+    validate(args)
+    return args
+
+
+def validate(args) -> None:
+    src = f" (on the command line or as \"{{}}\" in --config_file)"
+    for key in REQUIRED:
+        if not getattr(args, key):
+            raise ConfigError(f"--{key} is required" + src.format(key))
+    for key in ("train_batch_size", "gradient_accumulation_steps", "max_steps", "log_every",
+                "checkpoint_every", "keep_checkpoints", "eval_max_samples"):
+        if getattr(args, key) < 1:
+            raise ConfigError(f"--{key} must be >= 1, got {getattr(args, key)}")
+    for key in ("steps_this_run", "eval_batch_size"):
+        if getattr(args, key) is not None and getattr(args, key) < 1:
+            raise ConfigError(f"--{key} must be >= 1, got {getattr(args, key)}")
+    if args.eval_every < 0:
+        raise ConfigError(f"--eval_every must be >= 0, got {args.eval_every}")
+    if not 0.0 <= args.warmup_proportion < 1.0:
+        raise ConfigError(f"--warmup_proportion must be in [0, 1), got {args.warmup_proportion}")
+    if args.learning_rate <= 0:
+        raise ConfigError(f"--learning_rate must be > 0, got {args.learning_rate}")
+    if args.phase2 and not args.init_checkpoint:
+        raise ConfigError("--phase2 needs --init_checkpoint (the phase-1 output_dir or checkpoint)")
+    if args.deepspeed and not args.deepspeed_config:
+        raise ConfigError("--deepspeed needs --deepspeed_config (e.g. trainer/configs/ds_zero1.json)")
