@@ -1,0 +1,43 @@
+"""The Makefile's LANG: the wiki language only when given on make's command line, and never
+a broken locale inside the recipes."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+def make(*args: str, env_lang: str = "en_US.UTF-8") -> str:
+    env = {**os.environ, "LANG": env_lang}
+    env.pop("LC_ALL", None)
+    out = subprocess.run(["make", "-s", "-C", str(ROOT), *args], env=env, capture_output=True,
+                         text=True, check=True)
+    return out.stdout
+
+
+def corpus_command(*args: str, env_lang: str = "en_US.UTF-8") -> str:
+    lines = [line for line in make("-n", "corpus", *args, env_lang=env_lang).splitlines()
+             if "pipeline" in line and " run" in line]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_shell_lang_is_not_the_wiki_language():
+    assert "--lang hu " in corpus_command(env_lang="en_US.UTF-8")
+    assert "--lang hu " in corpus_command(env_lang="uk")
+
+
+def test_lang_on_the_command_line_is_the_wiki_language_and_dump_is_passed():
+    cmd = corpus_command("LANG=uk", "DUMP=/dumps/ukwiki.xml.bz2")
+    assert "--lang uk " in cmd and "--dump /dumps/ukwiki.xml.bz2" in cmd
+
+
+def test_recipes_run_under_a_utf8_locale_even_with_lang_hu():
+    printed = make("--eval", 'envcheck: ; @echo "$$LANG|$$LC_ALL|$$PYTHONUTF8"', "envcheck", "LANG=hu")
+    assert printed.strip() == "C.UTF-8|C.UTF-8|1"
