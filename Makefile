@@ -27,6 +27,8 @@ PIPELINE := $(VENV)/bin/pipeline
 DATA_DIR ?= data
 DUMP ?=
 WORKERS ?=
+DEMO_OPTS ?=
+BENCH_OPTS ?=
 DUMP_OPT := $(if $(DUMP),--dump $(DUMP),)
 WORKERS_OPT := $(if $(WORKERS),--workers $(WORKERS),)
 
@@ -44,11 +46,14 @@ setup: $(VENV)/.installed
 corpus: setup
 	$(PIPELINE) --data-dir $(DATA_DIR) --lang $(WIKI_LANG) $(WORKERS_OPT) run $(DUMP_OPT)
 
+# The demo's data, runs and exported model go to $(DATA_DIR)/demo; DEMO_OPTS='--phase1-steps 100' etc.
+# (python -m trainer.demo --help). A rerun skips finished stages and finished training.
 demo: setup
-	$(PY) -m scripts.demo --data-dir $(DATA_DIR)/demo
+	$(PY) -m trainer.demo --data-dir $(DATA_DIR)/demo $(WORKERS_OPT) $(DEMO_OPTS)
 
 test: setup
 	$(PY) -m pytest -q
 
+# BENCH_OPTS='--only encode model --runs 5' (python bench/run_all.py --help)
 bench: setup
-	$(PY) bench/run_all.py
+	$(PY) bench/run_all.py $(BENCH_OPTS)
