@@ -131,7 +131,8 @@ class FilterSettings:
     max_words_per_sentence: float = 100.0
     max_no_word_ratio: float = 0.3      # share of sentences without a word
     max_punct_ratio: float = 0.2        # punctuation / non-space characters
-    max_upper_ratio: float = 0.3        # upper-case / cased letters (when >= 20 cased)
+    max_upper_ratio: float = 0.3        # upper-case / cased letters (when >= min_cased_for_upper)
+    min_cased_for_upper: int = 20       # cased letters a document needs before the upper-case rule applies
     max_digit_ratio: float = 0.25       # digits / non-space characters
     max_foreign_ratio: float = 0.3      # letters outside the alphabet / letters
     min_lang_prob: float = 0.5          # langdetect probability of the language (0: off)
@@ -165,7 +166,7 @@ def first_failure(st: DocStats, fs: FilterSettings) -> str | None:
         return "no_word_sentences"
     if st.chars and st.punct / st.chars > fs.max_punct_ratio:
         return "punctuation"
-    if st.cased >= 20 and st.upper / st.cased > fs.max_upper_ratio:
+    if st.cased and st.cased >= fs.min_cased_for_upper and st.upper / st.cased > fs.max_upper_ratio:
         return "upper_case"
     if st.chars and st.digits / st.chars > fs.max_digit_ratio:
         return "digits"

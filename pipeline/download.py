@@ -194,7 +194,10 @@ def download(*, data_dir="data", lang="hu", workers=None, input=None, output=Non
         with atomic_open(out / f"{name}.{algo}") as fh:
             fh.write(f"{expected}  {name}\n")
         run.mark_done(name, {algo: expected})
-    check_dump(target)
+    try:
+        check_dump(target)
+    except StageError as exc:  # the server's file itself is broken: only another dump helps
+        raise StageError(f"{exc}; or try another --date, or pass a local dump with --dump PATH") from None
     summary = {"dump": name, "date": date, "input_bytes": target.stat().st_size,
                "checksum": f"{algo} verified", "seconds": round(time.time() - started, 2)}
     run.finish(summary, [target, out / f"{name}.{algo}"], extra={"dump": name, "url": url, algo: expected})

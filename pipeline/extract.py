@@ -195,7 +195,8 @@ def extract(*, data_dir="data", lang="hu", workers=None, input=None, output=None
     batch_size = 0
     index = 0
     known = template_prefix = None
-    with _OrderedPool(_extract_task, workers) as pool:
+    # `with bar`: an error mid-dump clears the bar first, so its message is a line of its own.
+    with bar, _OrderedPool(_extract_task, workers) as pool:
         def flush():
             nonlocal batch, batch_size, index
             path = task_file(out, index)

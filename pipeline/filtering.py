@@ -82,6 +82,7 @@ def _filter_file(task, settings: FilterSettings, lang_codes, invert: bool, run: 
     with atomic_open(dst, "wb") as fh:
         fh.write(data)
     info = {"documents": n_docs, "kept": len(kept), "rejected": len(dropped),
+            "sentences": sum(map(len, dropped if invert else kept)),  # the ones written
             "reasons": dict(reasons), "input_bytes": src.stat().st_size, "output_bytes": len(data)}
     run.mark_done(dst.name, info)
     return info
@@ -135,11 +136,11 @@ def filter_documents(data_dir="data", lang="hu", workers=None, input=None, outpu
     tasks = [(f, out_dir / out_name(in_root, f)) for f in files]
     work = functools.partial(_filter_file, settings=settings, lang_codes=lang_codes,
                              invert=invert, run=run)
-    totals = {"files": len(tasks), "documents": 0, "kept": 0, "rejected": 0,
+    totals = {"files": len(tasks), "documents": 0, "kept": 0, "rejected": 0, "sentences": 0,
               "input_bytes": 0, "output_bytes": 0}
     reasons = Counter()
     for info in parallel_map(work, tasks, workers, desc="filter", unit="file"):
-        for k in ("documents", "kept", "rejected", "input_bytes", "output_bytes"):
+        for k in ("documents", "kept", "rejected", "sentences", "input_bytes", "output_bytes"):
             totals[k] += info[k]
         reasons.update(info["reasons"])
     totals["rejections"] = {r: reasons[r] for r in RULES if reasons[r]}
@@ -167,6 +168,7 @@ THRESHOLD_HELP = {
     "max_no_word_ratio": "Highest share of sentences without a letter.",
     "max_punct_ratio": "Highest punctuation / non-space characters.",
     "max_upper_ratio": "Highest upper-case / cased letters.",
+    "min_cased_for_upper": "Cased letters a document needs before the upper-case rule applies.",
     "max_digit_ratio": "Highest digits / non-space characters.",
     "max_foreign_ratio": "Highest share of letters outside the alphabet.",
     "min_lang_prob": "Lowest langdetect probability of --lang (0 turns the check off).",
@@ -178,7 +180,13 @@ def _threshold_options(func):
     defaults = FilterSettings()
     for name in reversed(THRESHOLDS):
         default = getattr(defaults, name)
-        func = click.option(f"--{name.replace('_', '-')}", name, type=type(default), default=None,
+        if isinstance(default, int):
+            kind = click.IntRange(min=0)
+        elif name.endswith("_ratio") or name == "min_lang_prob":
+            kind = click.FloatRange(0, 1)  # shares and probabilities
+        else:
+            kind = click.FloatRange(min=0)
+        func = click.option(f"--{name.replace('_', '-')}", name, type=kind, default=None,
                             help=f"{THRESHOLD_HELP[name]} [default: {default}, unless "
                                  "pipeline/languages/LANG.json sets it]")(func)
     return func

@@ -31,11 +31,11 @@ _PROTECT = re.compile(f"[\x00-\x08\x0b-\x1f\x7f\u200d\ufeff{MARKERS}]")
 MODULES = ("preproc", "snt", "sntcorr", "sntcorr")
 
 
-@lru_cache(maxsize=1)
 class QuntokenMisaligned(RuntimeError):
     """quntoken changed the text in a way its offsets cannot be mapped back."""
 
 
+@lru_cache(maxsize=1)
 def _binaries() -> list[str]:
     import importlib.util
 
@@ -78,7 +78,8 @@ def run_quntoken(text: str) -> str:
     writer.join()
     codes = [p.wait() for p in procs]
     if any(codes):
-        raise RuntimeError(f"quntoken failed (exit codes {codes})")
+        raise StageError(f"quntoken failed (exit codes {codes}): reinstall quntoken, "
+                         "or split with --splitter rules")
     return out.decode("utf-8", errors="replace")
 
 

@@ -7,7 +7,8 @@ Terminators fall into three kinds:
   short number or a Roman numeral ("5. május", "XIV. Lajos"). Decimals and URLs have no space
   after their dots, so they are never split.
 - spaced (`!` `?` and the unambiguous stops of scripts that put a space after them: Arabic
-  "؟" "۔", Indic danda "।" "॥", Armenian "։", Mongolian "᠃", Tibetan "༎"): end a sentence
+  "؟" "۔", Indic danda "।" "॥", Armenian "։", Mongolian "᠃", Tibetan "༎", Ol Chiki "᱾",
+  Meetei Mayek "꯫", Vai "꘎", Bamum "꛳", Chakma danda): end a sentence
   before whitespace (for `!`/`?` also only before a sentence start: "Yahoo! is", «Йди!» — сказав).
 - unspaced (CJK "。" "！" "？", Ethiopic "።", Myanmar "။", Khmer "។" "៕"): end a sentence
   wherever they stand, since these scripts do not put spaces between sentences.
@@ -28,7 +29,7 @@ from functools import lru_cache
 from .language_settings import language_settings
 
 AMBIGUOUS = ".…"
-SPACED = "!?‼⁇⁈⁉؟۔।॥։᠃༎፧፨"
+SPACED = "!?‼⁇⁈⁉\u037e؟۔।॥։᠃༎፧፨᱾᱿꯫꘎꘏꛳꛷\U00011141\U00011142"  # Greek ";" not yet NFC; Ol Chiki, Meetei Mayek, Vai, Bamum, Chakma
 UNSPACED = "。！？｡።။។៕"
 CLOSERS = "\"'»”’“‘›)]}」』】〕〉》）］｝〗〙〛"
 OPENERS = "\"'«“‘„‹([{¿¡「『【〔〈《（［｛〖〘〚"

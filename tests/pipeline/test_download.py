@@ -209,3 +209,15 @@ def test_lang_that_is_a_path_is_refused_before_anything_is_written(sample_dump, 
     with pytest.raises(StageError, match="not a Wikipedia language code"):
         download(data_dir=tmp_path / "d", lang="../x", dump=sample_dump)
     assert not (tmp_path / "d").exists()
+
+
+def test_a_published_dump_that_is_not_a_dump_names_the_way_out(server, tmp_path):
+    """The checksum matches, but the server's file is an HTML page: one line naming --dump."""
+    page = b"<html><body>maintenance</body></html>\n"
+    server.files[f"/huwiki/{DATE}/{NAME}"] = page
+    server.files[f"/huwiki/{DATE}/huwiki-{DATE}-sha1sums.txt"] = f"{hashlib.sha1(page).hexdigest()}  {NAME}\n".encode()
+    res = CliRunner().invoke(cli, ["--data-dir", str(tmp_path), "download", "--base-url", server.url,
+                                   "--date", DATE])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert "not a MediaWiki XML dump" in res.output and "--dump" in res.output
+    assert not (tmp_path / "hu" / "download" / "manifest.json").exists()

@@ -315,3 +315,28 @@ def test_kill_9_mid_stage_then_rerun_gives_the_same_bytes(tmp_path):
     assert res.returncode == 0, res.stderr
     assert tree_bytes(killed) == tree_bytes(clean)
     assert not list(killed.rglob(".*.tmp"))
+
+
+def _mid_stream_bad_dumps(tmp_path):
+    latin = xml_dump([(0, "Alma", ARTICLE), (0, "Körte", ARTICLE)]).encode().replace("Körte".encode(), b"K\xf6rte")
+    garbled = bytearray(bz2.compress(xml_dump([(0, f"C{i}", ARTICLE * 50) for i in range(40)]).encode()))
+    garbled[len(garbled) // 2:len(garbled) // 2 + 64] = bytes(64)
+    (tmp_path / "latin.xml.bz2").write_bytes(bz2.compress(latin))
+    (tmp_path / "garbled.xml.bz2").write_bytes(bytes(garbled))
+    return {"latin.xml.bz2": "not well-formed XML", "garbled.xml.bz2": "corrupt|not well-formed"}
+
+
+@pytest.mark.parametrize("name", ["latin.xml.bz2", "garbled.xml.bz2"])
+def test_errors_found_mid_dump_are_one_line_of_their_own_via_the_cli(tmp_path, name):
+    """Non-UTF-8 bytes or garbage past the dump's start: the progress bar is cleared first, so
+    the error is a line of its own (not glued to the bar), and nothing is finished."""
+    import re
+
+    message = _mid_stream_bad_dumps(tmp_path)[name]
+    res = CliRunner().invoke(cli, ["--data-dir", str(tmp_path / "d"), "--workers", "1", "extract",
+                                   "--input", str(tmp_path / name)])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    error_lines = [line for line in re.split(r"[\r\n]", res.output) if "Error:" in line]
+    assert len(error_lines) == 1 and error_lines[0].startswith("Error: ")
+    assert re.search(message, error_lines[0])
+    assert not (tmp_path / "d" / "hu" / "extracted" / "manifest.json").exists()

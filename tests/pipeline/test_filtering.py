@@ -196,3 +196,75 @@ def test_defaults_keep_most_real_article_text(shared_data, tmp_path, lang):
     summary = filter_documents(lang=lang, workers=2, input=tmp_path / "s", output=tmp_path / "f")
     assert summary["output_bytes"] >= 0.9 * summary["input_bytes"], summary
     assert summary["kept"] >= 0.6 * summary["documents"], summary
+
+
+def test_every_threshold_is_a_cli_option_that_reaches_the_rules(hu_sentences, tmp_path):
+    """No hidden constant: each FilterSettings threshold has its option, and the value given
+    on the command line is the one the stage applies (recorded in rejections.json)."""
+    from dataclasses import fields
+
+    thresholds = [f.name for f in fields(FilterSettings) if f.name != "alphabet"]
+    assert "min_cased_for_upper" in thresholds
+    help_text = CliRunner().invoke(cli, ["filter", "--help"]).output
+    for i, name in enumerate(thresholds):
+        option = "--" + name.replace("_", "-")
+        assert option in help_text, option
+        value = "7" if isinstance(getattr(FilterSettings(), name), int) else "0.375"
+        out = tmp_path / f"o{i}"
+        res = CliRunner().invoke(cli, ["--lang", "hu", "--workers", "1", "filter", "--input",
+                                       str(hu_sentences), "--output", str(out),
+                                       "--no-language-check", option, value])
+        assert res.exit_code == 0, res.output
+        applied = json.loads((out / "rejections.json").read_text())["settings"][name]
+        assert applied == (7 if value == "7" else 0.375), name
+
+
+@pytest.mark.parametrize("option,value", [("--max-digit-ratio", "1.5"), ("--min-words", "-1"),
+                                          ("--min-lang-prob", "2")])
+def test_out_of_range_thresholds_are_refused(tmp_path, option, value):
+    res = CliRunner().invoke(cli, ["--data-dir", str(tmp_path), "filter", option, value])
+    assert res.exit_code == 2 and option in res.output and "Traceback" not in res.output
+
+
+def test_upper_case_rule_needs_min_cased_for_upper_letters():
+    doc = ["NATO ÉS ENSZ TAGJA.", "AZ ORSZÁG NAGY."]  # 24 cased letters, all upper-case
+    stats = DocStats.of(doc, None)
+    loose = FilterSettings(min_words=1, min_words_per_sentence=1, max_punct_ratio=1)
+    assert first_failure(stats, loose) == "upper_case"
+    assert first_failure(stats, FilterSettings(**{**loose.__dict__, "min_cased_for_upper": 100})) is None
+
+
+def test_a_crash_mid_stage_then_rerun_gives_the_same_bytes(hu_sentences, tmp_path, monkeypatch):
+    from pipeline import filtering
+
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(4):
+        shutil.copy(hu_sentences / f"AA_wiki_0{i % 2}.txt", src / f"AB_wiki_0{i}.txt")
+    filter_documents(lang="hu", workers=1, input=src, output=tmp_path / "clean", invert=True)
+    real, calls = filtering._filter_file, []
+
+    def crash_on_third(task, **kw):
+        calls.append(task)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # as if killed after two files were finished
+        return real(task, **kw)
+
+    monkeypatch.setattr(filtering, "_filter_file", crash_on_third)
+    with pytest.raises(KeyboardInterrupt):
+        filter_documents(lang="hu", workers=1, input=src, output=tmp_path / "resumed", invert=True)
+    assert not (tmp_path / "resumed" / "manifest.json").exists()
+    monkeypatch.setattr(filtering, "_filter_file", real)
+    filter_documents(lang="hu", workers=1, input=src, output=tmp_path / "resumed", invert=True)
+    names = sorted(p.name for p in (tmp_path / "clean").iterdir() if p.is_file() and p.name != "manifest.json")
+    assert names == sorted(p.name for p in (tmp_path / "resumed").iterdir()
+                           if p.is_file() and p.name != "manifest.json")
+    for name in names:
+        assert (tmp_path / "clean" / name).read_bytes() == (tmp_path / "resumed" / name).read_bytes()
+
+
+def test_summary_counts_the_sentences_written(hu_sentences, tmp_path):
+    summary = filter_documents(lang="hu", workers=1, input=hu_sentences, output=tmp_path / "o")
+    written = sum(len(d) for f in sorted((tmp_path / "o").glob("*.txt"))
+                  for d in documents(f.read_text(encoding="utf-8")))
+    assert summary["sentences"] == written > 0

@@ -63,6 +63,7 @@ def test_every_document_lands_whole_in_exactly_one_balanced_shard(corpus):
     assert max(sizes) - min(sizes) <= largest_doc
     manifest = json.loads((out / "manifest.json").read_text())
     assert sum(s["documents"] for s in manifest["shards"]) == len(docs)
+    assert summary["sentences"] == sum(d.count("\n") + 1 for d in docs)
     for s in manifest["shards"]:
         text = (out / s["file"]).read_text(encoding="utf-8")
         assert text.endswith("\n") and "\n\n\n" not in text and s["bytes"] == len(text.encode())

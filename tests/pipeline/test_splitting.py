@@ -157,3 +157,20 @@ def test_quntoken_batches_cut_at_documents_give_the_same_sentences(monkeypatch):
     whole = split_paragraphs(text)
     monkeypatch.setattr(quntoken_splitter, "BATCH_CHARS", 300)
     assert split_paragraphs(text) == whole and len(whole) == len(text.split("\n"))
+
+
+def test_a_file_quntoken_misaligns_falls_back_to_the_rules_with_one_warning(monkeypatch, caplog):
+    """Never lose text: if quntoken's output cannot be mapped back onto the input, that file is
+    split by the rule-based splitter instead (and says so), not a crash."""
+    import logging
+
+    from pipeline import quntoken_splitter
+    from pipeline.splitting import split_text
+
+    monkeypatch.setattr(quntoken_splitter, "run_quntoken", lambda text: text + "extra")
+    with caplog.at_level(logging.WARNING, logger="pipeline"):
+        out, n_docs, n_sents = split_text("Ez az első mondat. Ez a második.\n\nÚj dokumentum.\n",
+                                          "hu", "quntoken", "AA_wiki_00.txt")
+    assert out == "Ez az első mondat.\nEz a második.\n\nÚj dokumentum.\n" and (n_docs, n_sents) == (2, 3)
+    warnings = [r.message for r in caplog.records if "rule-based" in r.message]
+    assert len(warnings) == 1 and "does not align" in warnings[0] and "AA_wiki_00.txt" in warnings[0]
