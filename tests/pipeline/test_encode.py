@@ -71,6 +71,13 @@ def test_writes_nvidia_layout_under_the_data_dir(data_dir):
             first_zero = np.where((pos == 0).any(axis=1), (pos == 0).argmax(axis=1), pos.shape[1])
             assert ((pos > 0).sum(axis=1) == first_zero).all()
             assert (ids[pos == 0] == 0).all() and (ids[pos > 0] > 0).all()
+            # ... so the labels its __getitem__ builds (masked_lm_labels[positions[:index]] =
+            # ids[:index]) cover every [MASK] of input_ids (103 in this layout)
+            labelled = np.zeros((n, 128), dtype=bool)
+            for row in range(n):
+                labelled[row, pos[row, :first_zero[row]]] = True
+            assert not ((f["input_ids"][:] == 103) & ~labelled).any()
+            assert labelled.sum() == (pos > 0).sum()
             assert f["input_ids"][:, 0].tolist() == [101] * n   # [CLS] of this vocab layout
 
 
