@@ -328,6 +328,10 @@ class ShardedTrainData:
             parts, need = [], self.batch_size
             while need:
                 if cur is None or off == len(cur["input_ids"]):
+                    # Drop the used-up piece before the following one starts loading (copy
+                    # this batch's rows out of it): two pieces in memory, not three.
+                    parts = [{k: v.copy() for k, v in part.items()} for part in parts]
+                    cur = None
                     _, cur = self._prefetch.next()
                     off = 0
                 take = min(need, len(cur["input_ids"]) - off)

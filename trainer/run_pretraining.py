@@ -102,15 +102,67 @@ def copy_vocab(vocab_file: str | None, bert_vocab_size: int, out: Path, write: b
     return spec.size
 
 
-def deepspeed_settings(args, precision: str, device: str) -> tuple[dict, str]:
+def reconcile_global_batch(args, global_batch: int, fixed: set, path, world_size: int) -> None:
+    """A DeepSpeed config's global train_batch_size = micro-batch x accumulation x ranks.
+
+    DeepSpeed's own rule: the settings given (in its config or as our flags/config file) stay,
+    the missing one is derived; with neither given, accumulation is 1. Anything that does not
+    divide evenly is one clear error instead of DeepSpeed's assertion."""
+    micro, accum = args.train_batch_size, args.gradient_accumulation_steps
+    what = (f"{path} sets train_batch_size {global_batch} (global: micro-batch per rank x "
+            f"gradient_accumulation_steps x {world_size} rank(s))")
+    if {"train_batch_size", "gradient_accumulation_steps"} <= fixed:
+        if micro * accum * world_size != global_batch:
+            raise TrainError(f"{what}, but the micro-batch {micro} x accumulation {accum} x "
+                             f"{world_size} = {micro * accum * world_size}: drop train_batch_size "
+                             "there or one of --train_batch_size/--gradient_accumulation_steps")
+        return
+    if "train_batch_size" in fixed:
+        accum, rest = divmod(global_batch, micro * world_size)
+        name = f"micro-batch {micro}"
+    else:
+        micro, rest = divmod(global_batch, accum * world_size)
+        name = f"gradient_accumulation_steps {accum}"
+    if rest or min(micro, accum) < 1:
+        raise TrainError(f"{what}, which is not a multiple of {name} x {world_size} rank(s): "
+                         "change train_batch_size there or the flags")
+    args.train_batch_size, args.gradient_accumulation_steps = micro, accum
+
+
+def lamb_zero_warning(ds: dict, optimizer: str) -> str | None:
+    """Our LAMB under ZeRO stage >= 1 sees flat partitions, not the model's tensors.
+
+    DeepSpeed's ZeRO-1/2 hand the optimizer one flattened fp32 partition per param group and
+    rank (DeepSpeed issue #490), so LAMB's per-tensor trust ratio ||w||/||update|| becomes one
+    ratio per partition: a different optimizer from LAMB, whose results depend on the world
+    size. Stage 0 (also with bf16) keeps the tensors and is exact LAMB."""
+    stage = int((ds.get("zero_optimization") or {}).get("stage", 0) or 0)
+    if optimizer != "lamb" or "optimizer" in ds or stage < 1:
+        return None
+    return (f"LAMB under ZeRO stage {stage}: DeepSpeed gives the optimizer flattened partitions, "
+            "so the trust ratio is per partition, not per tensor (DeepSpeed #490); for exact LAMB "
+            "use ZeRO stage 0 or no --deepspeed, or use --optimizer adamw (unaffected)")
+
+
+def deepspeed_settings(args, precision: str, device: str,
+                       world_size: int | None = None) -> tuple[dict, str]:
     """Read the DeepSpeed config; its batch and precision settings win, conflicts are errors."""
     path = args.deepspeed_config
+    if world_size is None:
+        world_size = int(os.environ.get("WORLD_SIZE", "1"))
     try:
         with open(path, encoding="utf-8") as fh:
             ds = json.load(fh)
     except (OSError, json.JSONDecodeError) as exc:
         raise TrainError(f"--deepspeed_config {path}: cannot read it ({exc})") from None
+    if not isinstance(ds, dict):
+        raise TrainError(f"--deepspeed_config {path}: expected a JSON object")
     explicit = set(args.explicit)
+    fixed = set()  # which of ours the DeepSpeed config or the user set
+    for key in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"):
+        value = ds.get(key, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise TrainError(f"{path}: {key} must be a positive integer, got {value!r}")
     for ours, theirs in (("train_batch_size", "train_micro_batch_size_per_gpu"),
                          ("gradient_accumulation_steps", "gradient_accumulation_steps")):
         if theirs in ds:
@@ -118,8 +170,13 @@ def deepspeed_settings(args, precision: str, device: str) -> tuple[dict, str]:
                 raise TrainError(f"--{ours} {getattr(args, ours)} conflicts with {theirs} "
                                  f"{ds[theirs]} in {path}: drop one (the DeepSpeed config wins)")
             setattr(args, ours, int(ds[theirs]))
-        else:
-            ds[theirs] = getattr(args, ours)
+            fixed.add(ours)
+        elif ours in explicit:
+            fixed.add(ours)
+    if "train_batch_size" in ds:
+        reconcile_global_batch(args, int(ds["train_batch_size"]), fixed, path, world_size)
+    ds["train_micro_batch_size_per_gpu"] = args.train_batch_size
+    ds["gradient_accumulation_steps"] = args.gradient_accumulation_steps
     ds_prec = ("fp16" if ds.get("fp16", {}).get("enabled") else
                "bf16" if ds.get("bf16", ds.get("bfloat16", {})).get("enabled") else None)
     if ds_prec is not None:
@@ -149,7 +206,7 @@ def disable_ds_shm_comm() -> None:
 
     Gloo is used instead. No environment variable of DeepSpeed avoids the build (DS_BUILD_*
     only concern pre-building), so this edits its cached op-compatibility table; opt in with
-    WIKI2BERT_DS_SHM=0 (the tests do)."""
+    WIKI2BERT_DS_SHM=0 (the tests do, but for one run that checks the default build)."""
     import deepspeed.ops
 
     deepspeed.ops.__compatible_ops__["deepspeed_shm_comm"] = False
@@ -173,7 +230,10 @@ class Trainer:
         from trainer.optim import build_optimizer, build_scheduler
 
         self.args = args
-        device = resolve_device(args.device)
+        try:
+            device = resolve_device(args.device)
+        except ValueError as exc:  # e.g. --device cuda without a GPU
+            raise TrainError(str(exc)) from None
         precision = resolve_precision(args, device)
         ds_config = None
         if args.deepspeed:
@@ -186,6 +246,12 @@ class Trainer:
         if args.phase2 and not args.init_checkpoint:
             raise TrainError("--phase2 needs --init_checkpoint")
         self.phase = 2 if args.phase2 else 1
+        if args.phase2:  # a bad --init_checkpoint is found before output_dir is created
+            from trainer.checkpoint import resolve_model_file
+            try:
+                resolve_model_file(args.init_checkpoint)
+            except CheckpointError as exc:
+                raise TrainError(str(exc)) from None
         self.shards = find_shards(args.input_dir)
         if self.shards.seq_len > self.bert_config.max_position_embeddings:
             raise TrainError(f"the shards have seq_len {self.shards.seq_len} > the model's "
@@ -221,6 +287,9 @@ class Trainer:
             import deepspeed
 
             uses_ds_opt = "optimizer" in ds_config
+            warning = lamb_zero_warning(ds_config, args.optimizer)
+            if warning and env.is_main:
+                log.warning(warning)
             uses_ds_sched = "scheduler" in ds_config
             self.engine, self.optimizer, _, self.scheduler = deepspeed.initialize(
                 model=model, config=ds_config,

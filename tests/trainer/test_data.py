@@ -181,3 +181,30 @@ def test_prefetch_keeps_at_most_one_piece_ahead(tmp_path):
         time.sleep(0.2)  # give the thread every chance to run ahead
         assert len(loads) == k + 1  # the current piece and the next one, never more
     data.close()
+
+
+def test_loader_memory_is_bounded_by_about_two_shards(tmp_path):
+    """Peak Python-heap memory (numpy arrays are traced) while streaming six shards in batches
+    that straddle shard boundaries: the current piece, the next one loading, nothing more."""
+    import tracemalloc
+
+    import torch  # noqa: F401  (imported before tracing: to_batch imports it lazily)
+
+    n, seq_len, max_pred = 1000, 128, 20
+    for i in range(6):
+        write_shard(tmp_path / f"m_training_{i}.hdf5", n, seq_len, max_pred, 3000, seed=i)
+    shards = find_shards(tmp_path).train
+    shard_bytes = n * (seq_len * (4 + 1 + 1) + max_pred * (4 + 4) + 1)  # int32/int8 as stored
+    data = ShardedTrainData(shards, 96, 0, 0, 1)
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        it = iter(data)
+        for _ in range(6 * n // 96):
+            next(it)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+        data.close()
+    # measured 2.3 shards (the current piece + the next being read, one dataset of it twice)
+    assert peak < 2.75 * shard_bytes, f"peak {peak / shard_bytes:.2f} shards"

@@ -111,6 +111,10 @@ def test_phase2_starts_from_phase1_weights_with_a_fresh_schedule(tiny_shards, ti
     assert trainer.step == 0 and trainer.lr == 0.0 and not trainer.optimizer.state
     trainer.train()
     assert json.loads((tmp_path / "p2" / "checkpoints" / "ckpt_00000004" / "meta.json").read_text())["phase"] == 2
+    # a phase-2 run from a folder with no checkpoint: one line, no output_dir left behind
+    assert main(base_args(tiny_shards, tiny_bert_config, tmp_path / "p2b", phase2=True,
+                          init_checkpoint=tmp_path / "nowhere")) == 1
+    assert not (tmp_path / "p2b").exists()
     # resuming phase 2 in phase 1's output_dir is refused
     assert main(base_args(tiny_shards, tiny_bert_config, p1, phase2=True, init_checkpoint=p1,
                           resume_from_checkpoint=True)) == 1
@@ -123,16 +127,24 @@ def test_bf16_autocast_smoke(tiny_shards, tiny_bert_config, tmp_path):
     assert all(torch.isfinite(torch.tensor(r["loss"])) for r in read_log(out))
 
 
-@pytest.mark.slow
-def test_two_gloo_ranks_learn_from_disjoint_data(tiny_shards, tiny_bert_config, tmp_path):
-    out = tmp_path / "ddp"
+def torchrun(shards, cfg, out, extra_env=None, **kw):
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           str(SCRIPT), *base_args(tiny_shards, tiny_bert_config, out, max_steps=30,
-                                    learning_rate=2e-2, log_every=5, checkpoint_every=30,
-                                    gradient_accumulation_steps=2, eval_every=30)]
-    res = subprocess.run(cmd, env=env(WIKI2BERT_TRACE_DATA="1"), capture_output=True, text=True,
+           str(SCRIPT), *base_args(shards, cfg, out, **kw)]
+    res = subprocess.run(cmd, env=env(**(extra_env or {})), capture_output=True, text=True,
                          timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
+
+
+@pytest.mark.slow
+def test_two_gloo_ranks_learn_from_disjoint_data_and_resume_exactly(tiny_shards, tiny_bert_config,
+                                                                     tmp_path):
+    """2 ranks, 2 micro-steps per step: the loss falls, the ranks read disjoint data; a run
+    killed after step 12 (its checkpoint half-written) resumes from step 10 and gives the
+    uninterrupted run's losses and weights."""
+    out, parts = tmp_path / "ddp", tmp_path / "parts"
+    kw = dict(max_steps=30, learning_rate=2e-2, log_every=5, checkpoint_every=10,
+              gradient_accumulation_steps=2, eval_every=15)
+    torchrun(tiny_shards, tiny_bert_config, out, extra_env={"WIKI2BERT_TRACE_DATA": "1"}, **kw)
     log = [r for r in read_log(out) if "loss" in r]
     assert log[-1]["loss"] < log[0]["loss"] - 0.1, [r["loss"] for r in log]
     r0 = (out / "data_trace_rank0.txt").read_text().split()
@@ -144,6 +156,19 @@ def test_two_gloo_ranks_learn_from_disjoint_data(tiny_shards, tiny_bert_config, 
     assert len(e0) == len(e1) == per_rank and not e0 & e1
     assert sorted(os.listdir(out / "checkpoints" / "ckpt_00000030")) == [
         "meta.json", "model.pt", "rng_rank0.pt", "rng_rank1.pt", "trainer_state.pt"]
+
+    torchrun(tiny_shards, tiny_bert_config, parts, steps_this_run=12, **kw)
+    (parts / "checkpoints" / "ckpt_00000012").rename(parts / "checkpoints" / ".tmp_ckpt_00000012")
+    torchrun(tiny_shards, tiny_bert_config, parts, resume_from_checkpoint=True, **kw)
+    a, b = read_log(out), read_log(parts)
+    assert [r["step"] for r in a] == [r["step"] for r in b]
+    for x, y in zip(a, b):
+        for key in ("loss", "mlm_loss", "nsp_loss", "lr", "eval_loss"):
+            if key in x:
+                assert abs(x[key] - y[key]) <= 1e-5, (x["step"], key, x[key], y[key])
+    wa = torch.load(out / "checkpoints" / "ckpt_00000030" / "model.pt", weights_only=True)
+    wb = torch.load(parts / "checkpoints" / "ckpt_00000030" / "model.pt", weights_only=True)
+    assert all(torch.allclose(wa[k], wb[k], atol=1e-6) for k in wa)
 
 
 # ---- bad input: one clear line, exit status 1, no traceback --------------------------------
@@ -221,3 +246,26 @@ def test_config_file_values_and_command_line_wins(tiny_bert_config, tmp_path):
                        "--input_dir", "d", "--output_dir", "o"])
     assert Path(args.bert_config) == ROOT / "trainer/configs/bert_base.json"
     assert args.train_batch_size * args.gradient_accumulation_steps * 8 == 65536
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU message")
+def test_device_cuda_without_gpu_one_line(tiny_shards, tiny_bert_config, tmp_path, capsys):
+    one_error_line(capsys, base_args(tiny_shards, tiny_bert_config, tmp_path / "o", device="cuda"),
+                   "no CUDA device is available")
+    assert not (tmp_path / "o").exists()
+
+
+def test_shipped_tiny_cpu_config_learns_in_30_steps(tiny_shards, tmp_path):
+    """trainer/configs/tiny_cpu.json as shipped (BERT-tiny, 32k vocab, its lr and schedule):
+    within 30 of its 200 steps the MLM loss must leave ln(vocab_size) (a too-low lr does not)."""
+    import math
+
+    out = tmp_path / "tiny"
+    argv = ["--config_file", str(ROOT / "trainer/configs/tiny_cpu.json"), "--input_dir",
+            str(tiny_shards), "--output_dir", str(out), "--steps_this_run", "30",
+            "--eval_every", "0", "--no-tensorboard", "--checkpoint_every", "1000"]
+    assert main(argv) == 0
+    vocab = json.loads((out / "bert_config.json").read_text())["vocab_size"]
+    last = [r for r in read_log(out) if "mlm_loss" in r][-1]  # mean of steps 21-30
+    assert last["step"] == 30
+    assert last["mlm_loss"] < math.log(vocab) - 1.0, (last["mlm_loss"], math.log(vocab))
