@@ -34,8 +34,8 @@ from pathlib import Path
 import click
 
 from .dumpfile import check_dump
-from .stage import (StageError, StageRun, atomic_open, fingerprint_inputs, read_manifest, report,
-                    stage_dir, validate_lang)
+from .stage import (StageError, StageRun, atomic_open, fingerprint_inputs, progress, read_manifest,
+                    report, stage_dir, validate_lang)
 
 DEFAULT_BASE_URL = "https://dumps.wikimedia.org"
 BASE_URL_ENV = "WIKI2BERT_DUMPS_URL"
@@ -120,8 +120,6 @@ def published_checksum(base: str, lang: str, date: str, name: str) -> tuple[str,
 
 def fetch(url: str, part: Path, algo: str) -> str:
     """Download `url` into `part`, resuming what is there; return the file's hex digest."""
-    from tqdm import tqdm
-
     have = part.stat().st_size if part.exists() else 0
     resp = _open(url, start=have)
     digest = hashlib.new(algo)
@@ -136,8 +134,7 @@ def fetch(url: str, part: Path, algo: str) -> str:
     total = resp.headers.get("Content-Length")
     total = int(total) + have if total is not None else None
     with resp, open(part, "ab" if have else "wb") as out, \
-            tqdm(total=total, initial=have, unit="B", unit_scale=True, desc="download",
-                 leave=False, dynamic_ncols=True) as bar:
+            progress(total=total, initial=have, unit="B", unit_scale=True, desc="download") as bar:
         try:
             while block := resp.read(CHUNK):
                 out.write(block)

@@ -37,7 +37,7 @@ import click
 
 from .dumpfile import DumpReader, check_dump
 from .stage import (StageError, StageRun, atomic_open, default_workers, fingerprint_inputs,
-                    read_manifest, report, require_stage_output, stage_dir)
+                    progress, read_manifest, report, require_stage_output, stage_dir)
 
 log = logging.getLogger("pipeline")
 
@@ -188,9 +188,7 @@ def extract(*, data_dir="data", lang="hu", workers=None, input=None, output=None
         dropped["empty"] += info["empty"]
         dropped["wikiextractor_error"] += info.get("failed", 0)
 
-    from tqdm import tqdm
-    bar = tqdm(total=reader.compressed_bytes, unit="B", unit_scale=True, desc="extract",
-               leave=False, dynamic_ncols=True)
+    bar = progress(total=reader.compressed_bytes, unit="B", unit_scale=True, desc="extract")
     batch: list[tuple] = []
     batch_size = 0
     index = 0

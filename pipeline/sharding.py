@@ -32,8 +32,8 @@ from pathlib import Path
 import click
 import numpy as np
 
-from .stage import (StageError, StageRun, atomic_open, fingerprint_inputs, parallel_map, report,
-                    validate_lang)
+from .stage import (StageError, StageRun, atomic_open, fingerprint_inputs, parallel_map, progress,
+                    report, validate_lang)
 from .text_files import documents, read_utf8, resolve_io
 
 log = logging.getLogger("pipeline")
@@ -174,10 +174,8 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
     with contextlib.ExitStack() as stack:
         train = _ShardWriter(stack, train_paths)
         test = _ShardWriter(stack, test_paths) if test_paths else None
-        from tqdm import tqdm
-
-        for start, path in zip(starts.tolist(), tqdm(files, desc="shard: write", unit="file",
-                                                      leave=False, disable=len(files) <= 1)):
+        for start, path in zip(starts.tolist(), progress(files, desc="shard: write", unit="file",
+                                                         disable=len(files) <= 1)):
             for di, doc in enumerate(documents(read_utf8(path))):
                 g = start + di
                 (test if held_out[g] else train).add(int(shard_of[g]), _doc_bytes(doc), len(doc))

@@ -301,6 +301,17 @@ class StageRun:
 # Parallel work and reporting
 
 
+def progress(iterable=None, **kwargs):
+    """A tqdm bar on stderr that stays quiet under `pipeline -q` (logging above INFO)."""
+    from tqdm import tqdm
+
+    quiet = not log.isEnabledFor(logging.INFO)
+    kwargs["disable"] = kwargs.get("disable", False) or quiet
+    kwargs.setdefault("leave", False)
+    kwargs.setdefault("dynamic_ncols", True)
+    return tqdm(iterable, **kwargs)
+
+
 def parallel_map(func: Callable, items: Sequence, workers: int, desc: str | None = None,
                  unit: str = "task") -> Iterator:
     """Yield func(item) for each item, in input order, over `workers` processes, with a bar.
@@ -308,12 +319,9 @@ def parallel_map(func: Callable, items: Sequence, workers: int, desc: str | None
     Results come back in the order of `items` whatever the number of workers, so callers that
     write or merge in that order produce the same bytes for any `--workers`.
     """
-    from tqdm import tqdm
-
     items = list(items)
     workers = max(1, min(default_workers(workers), len(items) or 1))
-    bar = tqdm(total=len(items), desc=desc, unit=unit, disable=desc is None or len(items) <= 1 or not log.isEnabledFor(logging.INFO),
-               leave=False, dynamic_ncols=True)
+    bar = progress(total=len(items), desc=desc, unit=unit, disable=desc is None or len(items) <= 1)
     try:
         if workers == 1:
             for item in items:

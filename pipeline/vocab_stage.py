@@ -201,6 +201,11 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
         run.mark_done("scan", info)
     scan_info = run.task_info("scan")
     if files and scan_info["sample_sentences"] == 0 and from_spm is None:
+        if scan_info["sentences"]:
+            raise StageError(
+                f"all {scan_info['sentences']:,} sentences in {input_root} also occur in the "
+                f"held-out text ({scan_info.get('eval_source') or eval_source}), which is never "
+                "trained on: give more text, or other held-out text with --eval")
         raise StageError(f"no sentences to train on in {input_root}: check --input "
                          "(one sentence a line, UTF-8)")
 

@@ -197,3 +197,14 @@ def test_seeded_sample_is_the_same_for_any_worker_count(hu_data, tmp_path):
                         output=tmp_path / "s4", input_sentence_size=500, seed=4)
     assert other["sample_sentences"] == 500
     assert (tmp_path / "s4" / "vocab.txt").read_bytes() != runs[1]
+
+
+def test_input_that_is_all_held_out_text_gets_a_clear_line(tmp_path):
+    from pipeline.stage import StageError
+    from pipeline.vocab_stage import build_vocab
+
+    text = tmp_path / "corpus.txt"
+    text.write_text("Első mondat itt.\nMásodik mondat ott.\n", encoding="utf-8")
+    with pytest.raises(StageError, match="also occur in the held-out text"):
+        build_vocab(data_dir=tmp_path, lang="hu", workers=1, input=text, output=tmp_path / "v",
+                    vocab_size=300, eval_path=text)
