@@ -1,4 +1,4 @@
-"""`pipeline run` end to end on small dumps in other scripts: Japanese (no spaces), Hindi
+"""`pipeline run` end to end on small dumps in other scripts: Japanese and Chinese (no spaces), Hindi
 (danda), Arabic (؟), Armenian (։, unknown to langdetect) and Thai (no sentence punctuation).
 Nothing here is tuned to these texts: the point is that every stage works for any wiki."""
 from __future__ import annotations
@@ -28,11 +28,14 @@ SENTENCES = {
     "hy": ["Երևանը Հայաստանի մայրաքաղաքն է և ամենամեծ քաղաքը։", "Քաղաքը գտնվում է Հրազդան գետի ափին։",
            "Քաղաքում կան բազմաթիվ թանգարաններ և թատրոններ։", "Ամեն տարի քաղաք են այցելում հազարավոր զբոսաշրջիկներ։",
            "Քաղաքի կենտրոնում է գտնվում Հանրապետության հրապարակը։"],
+    "zh": ["北京是中华人民共和国的首都，也是全国的政治中心。", "这座城市有三千多年的建城史。",
+           "故宫位于城市的中心，是世界上最大的宫殿建筑群之一。", "你去过长城吗？",
+           "每年都有数百万游客来这里参观名胜古迹。"],
     "th": ["กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย", "เมืองนี้ตั้งอยู่ริมแม่น้ำเจ้าพระยา",
            "มีประชากรหลายล้านคนอาศัยอยู่ในเมือง", "มีวัดและพระราชวังที่สวยงามมากมาย",
            "นักท่องเที่ยวจำนวนมากเดินทางมาเยือนทุกปี"],
 }
-JOINER = {"ja": "", "th": " "}
+JOINER = {"ja": "", "zh": "", "th": " "}
 
 
 def numbered(sentence: str, rng: random.Random) -> str:
