@@ -140,7 +140,8 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
     counts = [len(i["sizes"]) for i in infos]
     total_docs = sum(counts)
     if total_docs == 0:
-        raise StageError(f"{in_root} holds no documents: check the filter stage's output (--input)")
+        where = input if input is not None else in_root
+        raise StageError(f"{where} holds no documents: check the filter stage's output (--input)")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     sizes = np.concatenate([i["sizes"] for i in infos])
     for info in infos:
