@@ -20,11 +20,14 @@ import click
 
 from .stage import StageError, default_workers, validate_lang
 
-# One module per stage; each defines a click command called `command`.
-STAGE_MODULES = [
-    "download", "extract", "formatting", "splitting", "filtering", "vocab_stage",
-    "sharding", "encode", "inspect_hdf5", "run",
-]
+# Command name -> the module that defines it as `command`, in the order of the pipeline.
+# Modules are imported only when their command runs: start-up stays short and one stage
+# never loads another's libraries.
+STAGE_MODULES = {
+    "download": "download", "extract": "extract", "format": "formatting", "split": "splitting",
+    "filter": "filtering", "shard": "sharding", "vocab": "vocab_stage", "encode": "encode",
+    "inspect": "inspect_hdf5", "run": "run",
+}
 
 
 @dataclass
@@ -40,7 +43,17 @@ class Globals:
 
 
 class StageGroup(click.Group):
-    """Turns the user-facing errors of a stage into one clear line, never a traceback."""
+    """Loads stage commands lazily, and turns the user-facing errors of a stage into one clear
+    line, never a traceback."""
+
+    def list_commands(self, ctx):
+        return list(STAGE_MODULES)
+
+    def get_command(self, ctx, name):
+        module = STAGE_MODULES.get(name)
+        if module is None:
+            return None
+        return importlib.import_module(f"{__package__}.{module}").command
 
     def invoke(self, ctx):
         try:
@@ -77,16 +90,6 @@ def cli(ctx, data_dir, lang, workers, quiet):
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="%(message)s", stream=sys.stderr, force=True)
     ctx.obj = Globals(data_dir=data_dir, lang=lang, workers=default_workers(workers))
-
-
-for _name in STAGE_MODULES:
-    try:
-        _module = importlib.import_module(f"{__package__}.{_name}")
-    except ModuleNotFoundError as _exc:
-        if _exc.name != f"{__package__}.{_name}":
-            raise
-        continue  # stage not written yet
-    cli.add_command(_module.command)
 
 
 def main() -> None:
