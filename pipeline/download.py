@@ -34,6 +34,7 @@ from pathlib import Path
 import click
 
 from .dumpfile import check_dump
+from .cli_options import force_option
 from .stage import (StageError, StageRun, atomic_open, fingerprint_inputs, progress, read_manifest,
                     report, stage_dir, validate_lang)
 
@@ -227,7 +228,7 @@ def _accept_local(path: Path, out: Path, force: bool, started: float) -> dict:
               help="Output folder [default: DATA_DIR/LANG/download].")
 @click.option("--base-url", default=None, metavar="URL",
               help=f"Dump server or mirror [default: ${BASE_URL_ENV} or {DEFAULT_BASE_URL}].")
-@click.option("--force", is_flag=True, help="Redo the stage even if it ran with other options.")
+@force_option
 @click.pass_obj
 def command(g, date, dump, input, output, base_url, force):
     """Download the --lang Wikipedia dump (resumable, checksum-verified), or take --dump PATH.

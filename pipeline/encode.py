@@ -23,6 +23,7 @@ import numpy as np
 
 from vocab.bert_tokenizer import VocabError, VocabSpec, load_vocab
 
+from .cli_options import force_option
 from .stage import (StageError, StageRun, atomic_path, fingerprint_inputs, lang_dir, log,
                     parallel_map, report, require_stage_output, stage_dir)
 
@@ -242,7 +243,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
               help="Share of instances with a shorter random target length.")
 @click.option("--seed", type=click.IntRange(min=0), default=12345, show_default=True)
 @click.option("--whole-word-masking", is_flag=True, help="Mask all pieces of a word together.")
-@click.option("--force", is_flag=True, help="Redo a run whose options or inputs changed.")
+@force_option
 @click.pass_obj
 def command(g, input_, output, vocab, max_seq, max_pred, masked_lm_prob, dupe_factor,
             short_seq_prob, seed, whole_word_masking, force):

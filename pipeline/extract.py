@@ -36,6 +36,7 @@ from pathlib import Path
 import click
 
 from .dumpfile import DumpReader, check_dump
+from .cli_options import force_option
 from .stage import (StageError, StageRun, atomic_open, default_workers, fingerprint_inputs,
                     progress, read_manifest, report, require_stage_output, stage_dir)
 
@@ -261,7 +262,7 @@ def extract(*, data_dir="data", lang="hu", workers=None, input=None, output=None
               help="Output folder [default: DATA_DIR/LANG/extracted].")
 @click.option("--task-mb", type=click.FloatRange(min=0, min_open=True), default=2.0, show_default=True,
               help="Wikitext per task (one output file each); part of the output's identity.")
-@click.option("--force", is_flag=True, help="Redo the stage even if it ran with other options.")
+@force_option
 @click.pass_obj
 def command(g, input, output, task_mb, force):
     """Extract namespace-0 articles (no redirects) from a dump with wikiextractor, in parallel.

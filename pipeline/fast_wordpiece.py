@@ -28,10 +28,9 @@ from itertools import chain, count
 
 import numpy as np
 
-from vocab.bert_tokenizer import VocabSpec, make_tokenizer
+from vocab.bert_tokenizer import VocabSpec, make_tokenizer, split_kind
 
 _CACHE_LIMIT = 300_000  # distinct words remembered across calls (about 40 bytes each)
-_PROBE = "a"  # a plain letter: joins with ordinary characters, survives every case setting
 
 
 class FastWordPiece:
@@ -48,11 +47,10 @@ class FastWordPiece:
         self.max_cont = max(map(len, self.cont), default=1)
         self._unk = (self.unk_id,)
         self._tails: dict[str, tuple[int, ...]] = {}   # end of a word -> its ## pieces
-        # The normaliser and pre-tokenizer of make_tokenizer, taken from one built on a tiny
-        # vocab: the full one (about 9 MB) is only built if a line needs it (see _splice).
+        # The normaliser of make_tokenizer, taken from one built on a tiny vocab: the full one
+        # (about 9 MB) is only built if a line needs it (see _splice).
         tiny = make_tokenizer(replace(spec, tokens=("[PAD]", "[UNK]")), max_input_chars_per_word)
         self._norm = tiny.normalizer
-        self._pre = tiny.pre_tokenizer
         self._hf = None
         self._table: dict[int, str] = {}      # char -> its normalised, pre-split form
         self._known: set[str] = {"\n"}        # characters already classified
@@ -64,16 +62,10 @@ class FastWordPiece:
 
     # -- character classes -------------------------------------------------------------------
 
-    def _char_kind(self, ch: str) -> str:
-        """'space', 'punct' or 'join' for one normalised character, as BertPreTokenizer sees it."""
-        words = [w for w, _ in self._pre.pre_tokenize_str(_PROBE + ch + _PROBE)]
-        if words == [_PROBE, _PROBE]:
-            return "space"
-        if words == [_PROBE, ch, _PROBE]:
-            return "punct"
-        if words == [_PROBE + ch + _PROBE]:
-            return "join"
-        return "complex"
+    @staticmethod
+    def _char_kind(ch: str) -> str:
+        """'space', 'punct', 'join' or 'complex', as BertPreTokenizer sees `ch` (one seam for tests)."""
+        return split_kind(ch)
 
     def _learn_chars(self, chars: set[str]) -> None:
         for c in chars - self._known:

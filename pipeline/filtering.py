@@ -31,6 +31,7 @@ from . import language_id
 from .doc_filters import (RULES, DocStats, FilterSettings, alphabet_from_text, first_failure,
                           learn_alphabet, letter_counts)
 from .language_settings import language_settings
+from .cli_options import force_option
 from .stage import (StageRun, atomic_open, fingerprint_inputs, lang_dir, parallel_map, report,
                     validate_lang, write_json_atomic)
 from .text_files import documents, format_documents, out_name, read_utf8, resolve_io
@@ -203,7 +204,7 @@ def _threshold_options(func):
 @click.option("--language-check/--no-language-check", default=True, show_default=True,
               help="Reject documents langdetect does not find in --lang (skipped for languages it does not know).")
 @_threshold_options
-@click.option("--force", is_flag=True, help="Redo the stage even if its options changed.")
+@force_option
 @click.pass_obj
 def command(g, input_, output, invert, alphabet, language_check, force, **thresholds):
     """Drop documents that are not running text of the language (TurkuNLP-style rules).

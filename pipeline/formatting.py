@@ -22,6 +22,7 @@ from pathlib import Path
 
 import click
 
+from .cli_options import force_option
 from .stage import (MANIFEST, StageError, StageRun, atomic_open, fingerprint_inputs,
                     parallel_map, report, require_stage_output, stage_dir)
 from .extract import remove_stale_temporaries
@@ -170,7 +171,7 @@ def format_corpus(*, data_dir="data", lang="hu", workers=None, input=None, outpu
               help="Extracted folder or file [default: DATA_DIR/LANG/extracted].")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder [default: DATA_DIR/LANG/formatted].")
-@click.option("--force", is_flag=True, help="Redo the stage even if it ran with other options.")
+@force_option
 @click.pass_obj
 def command(g, input, output, force):
     """Clean extracted articles: one paragraph per line, blank line between articles.

@@ -32,6 +32,7 @@ from pathlib import Path
 import click
 import numpy as np
 
+from .cli_options import force_option
 from .stage import (StageError, StageRun, atomic_open, fingerprint_inputs, parallel_map, progress,
                     report, validate_lang)
 from .text_files import documents, read_utf8, resolve_io
@@ -206,7 +207,7 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
               show_default=True, help="Share of documents held out for the test shards.")
 @click.option("--seed", type=int, default=12345, show_default=True,
               help="Seed of the document hash that picks the held-out documents.")
-@click.option("--force", is_flag=True, help="Redo the stage even if its options changed.")
+@force_option
 @click.pass_obj
 def command(g, input_, output, num_shards, test_fraction, seed, force):
     """Cut the filtered documents into balanced training and test shards.

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import click
 
+from .cli_options import force_option
 from .stage import StageRun, fingerprint_inputs, parallel_map, report, validate_lang
 from .text_files import format_documents, out_name, read_utf8, resolve_io
 
@@ -122,7 +123,7 @@ def split(data_dir="data", lang="hu", workers=None, input=None, output=None, for
               help="Output folder [default: DATA_DIR/LANG/sentences].")
 @click.option("--splitter", type=click.Choice(SPLITTERS), default="auto", show_default=True,
               help="auto: quntoken for hu, the rule-based splitter for every other language.")
-@click.option("--force", is_flag=True, help="Redo the stage even if its options changed.")
+@force_option
 @click.pass_obj
 def command(g, input_, output, splitter, force):
     """Split formatted text into one sentence per line, a blank line between documents.

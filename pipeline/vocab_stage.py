@@ -40,6 +40,7 @@ from vocab.sample import (EVAL_MAX_SENTENCES, HELDOUT_FRACTION, count_words, mer
                           read_sentences, scan_file, sentence_key, write_word_counts)
 from vocab.train import MODEL_TYPES, TrainingError, train_sentencepiece
 
+from .cli_options import force_option
 from .stage import (STATE_DIR, StageError, StageRun, atomic_open, atomic_path, file_sha256,
                     fingerprint_inputs, list_text_files, parallel_map, read_manifest, report,
                     require_stage_output, stage_dir, validate_lang, write_json_atomic)
@@ -305,7 +306,7 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
 @click.option("--eval", "eval_path", type=click.Path(exists=True, path_type=Path), default=None,
               help="Held-out sentences for the report [default: the test shards, else a seeded "
                    "2% of the input].")
-@click.option("--force", is_flag=True, help="Redo the stage even if its options changed.")
+@force_option
 @click.pass_obj
 def command(g, input_, output, vocab_size, model_type, input_sentence_size, character_coverage,
             seed, lower_case, strip_accents, from_spm, eval_path, force):

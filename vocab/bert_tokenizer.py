@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -165,3 +166,20 @@ def make_pre_tokenizer(lower_case: bool = False, strip_accents: bool = False):
         return [w for w, _ in pre.pre_tokenize_str(norm.normalize_str(text))]
 
     return split
+
+
+@lru_cache(maxsize=None)
+def split_kind(char: str) -> str:
+    """How BERT's basic pre-tokenizer treats one (normalised) character between two letters:
+    'space' (a split), 'punct' (a word of its own), 'join' (part of a word) or 'complex'.
+    Asked of Hugging Face's BertPreTokenizer itself, so its Unicode tables decide, not Python's."""
+    from tokenizers import pre_tokenizers
+
+    words = [w for w, _ in pre_tokenizers.BertPreTokenizer().pre_tokenize_str(f"a{char}a")]
+    if words == ["a", "a"]:
+        return "space"
+    if words == ["a", char, "a"]:
+        return "punct"
+    if words == [f"a{char}a"]:
+        return "join"
+    return "complex"

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
 from .alphabet import alphabet_of, make_normalizer
+from .bert_tokenizer import split_kind
 
 # Share of the input held out from training for the report when no test text is given.
 HELDOUT_FRACTION = 0.02
@@ -108,19 +109,12 @@ def merge_smallest(a: Sequence[Candidate], b: Sequence[Candidate], n: int) -> li
     return sorted([*a, *b])[:n]
 
 
-# char -> "p" (punctuation: a word of its own), "s" (whitespace: a split) or "w" (word char),
-# as Hugging Face's BertPreTokenizer classifies it (its Unicode tables, not Python's).
-_CHAR_CLASS: dict[str, str] = {}
+_KIND_CLASS = {"punct": "p", "space": "s"}
 
 
 def _char_class(char: str) -> str:
-    cls = _CHAR_CLASS.get(char)
-    if cls is None:
-        from tokenizers import pre_tokenizers
-
-        words = [w for w, _ in pre_tokenizers.BertPreTokenizer().pre_tokenize_str(f"a{char}a")]
-        cls = _CHAR_CLASS[char] = "p" if len(words) == 3 else "s" if len(words) == 2 else "w"
-    return cls
+    """"p" (punctuation: a word of its own), "s" (whitespace: a split) or "w" (word char)."""
+    return _KIND_CLASS.get(split_kind(char), "w")
 
 
 def _word_pattern(chars: Iterable[str]) -> re.Pattern:
