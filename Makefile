@@ -47,9 +47,9 @@ corpus: setup
 	$(PIPELINE) --data-dir $(DATA_DIR) --lang $(WIKI_LANG) $(WORKERS_OPT) run $(DUMP_OPT)
 
 # The demo's data, runs and exported model go to $(DATA_DIR)/demo; DEMO_OPTS='--phase1-steps 100' etc.
-# (python -m trainer.demo --help). A rerun skips finished stages and finished training.
+# (python scripts/demo.py --help). A rerun skips finished stages and finished training.
 demo: setup
-	$(PY) -m trainer.demo --data-dir $(DATA_DIR)/demo $(WORKERS_OPT) $(DEMO_OPTS)
+	$(PY) scripts/demo.py --data-dir $(DATA_DIR)/demo $(WORKERS_OPT) $(DEMO_OPTS)
 
 test: setup
 	$(PY) -m pytest -q

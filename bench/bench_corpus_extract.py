@@ -35,8 +35,8 @@ def one_run(stage: str, src: str, out: str, workers: int) -> None:
 
     sys.path.insert(0, str(ROOT))
     logging.basicConfig(level=logging.WARNING)
-    from pipeline.extract import extract
-    from pipeline.formatting import format_corpus
+    from pipeline.stages.extract import extract
+    from pipeline.stages.format import format_corpus
 
     t = time.perf_counter()
     if stage == "extract":

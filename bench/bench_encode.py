@@ -37,7 +37,7 @@ CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 t0 = time.perf_counter()
-from pipeline.encode import encode
+from pipeline.stages.encode import encode
 args = json.loads(sys.argv[1])
 summary = encode(**args)
 wall = time.perf_counter() - t0

@@ -26,8 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402,F401  (imported up front, not inside the first timed batch)
 
+from tests.helpers.synthetic_shards import write_shard  # noqa: E402
 from trainer.data import ShardedTrainData, find_shards  # noqa: E402
-from trainer.synthetic import write_shard  # noqa: E402
+from vocab.spec import bert_specials  # noqa: E402
+
+SPECIALS = bert_specials()   # the vocab layout the encode stage writes
+CLS, SEP, FIRST_PIECE = SPECIALS.index("[CLS]"), SPECIALS.index("[SEP]"), len(SPECIALS)
 
 
 def random_samples(n, seq_len, max_pred, vocab, seed):
@@ -35,9 +39,9 @@ def random_samples(n, seq_len, max_pred, vocab, seed):
     lengths = np.where(rng.random(n) < 0.1, rng.integers(8, seq_len, n), seq_len)
     cols = np.arange(seq_len)[None, :]
     real = cols < lengths[:, None]
-    ids = np.where(real, rng.integers(104, vocab, (n, seq_len)), 0).astype(np.int32)
-    ids[:, 0] = 101
-    ids[np.arange(n), lengths - 1] = 102
+    ids = np.where(real, rng.integers(FIRST_PIECE, vocab, (n, seq_len)), 0).astype(np.int32)
+    ids[:, 0] = CLS
+    ids[np.arange(n), lengths - 1] = SEP
     seg = (real & (cols >= lengths[:, None] // 2)).astype(np.int8)
     k = np.minimum(max_pred, np.maximum(1, (lengths * 0.15).round().astype(int)))
     pos = np.zeros((n, max_pred), np.int32)

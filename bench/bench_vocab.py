@@ -56,7 +56,7 @@ def main() -> int:
               "the figures must come from the real corpus stages; finish them first")
         return 1
     sys.path.insert(0, str(ROOT))
-    from pipeline.vocab_stage import build_vocab
+    from pipeline.stages.vocab import build_vocab
 
     rows = []
     for lang in args.langs:

@@ -8,7 +8,7 @@ Usage:
 Each script runs in its own process (its peak RSS is its own), one after the other (they would
 only slow each other down), with its output streaming through. The output starts with the
 machine the tables were measured on, and every table is headed by the exact command that made
-it, as the README's Benchmarks section quotes them. A copy of everything printed goes to
+it, as bench/README.md quotes them. A copy of everything printed goes to
 bench/results/run_all_<UTC time>.md (git-ignored). Scripts that need ../shared/data say so and
 skip themselves where it is absent. Exit status 1 if a script failed (the others still run).
 """

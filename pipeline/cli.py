@@ -6,7 +6,8 @@ Usage:
     pipeline --lang uk extract --input dump.xml.bz2 --output /tmp/extracted
 
 Each stage reads its predecessor's finished output under DATA_DIR/LANG/ unless given
---input/--output; `pipeline STAGE --help` explains a stage.
+--input/--output; `pipeline STAGE --help` explains a stage. The stages, their order and their
+folders come from the registry (pipeline/core/registry.py).
 """
 from __future__ import annotations
 
@@ -18,16 +19,9 @@ from pathlib import Path
 
 import click
 
-from .stage import StageError, default_workers, validate_lang
-
-# Command name -> the module that defines it as `command`, in the order of the pipeline.
-# Modules are imported only when their command runs: start-up stays short and one stage
-# never loads another's libraries.
-STAGE_MODULES = {
-    "download": "download", "extract": "extract", "format": "formatting", "split": "splitting",
-    "filter": "filtering", "shard": "sharding", "vocab": "vocab_stage", "encode": "encode",
-    "inspect": "inspect_hdf5", "run": "run",
-}
+from .core.errors import StageError
+from .core.executor import default_workers
+from .core.registry import BY_NAME, STAGES, validate_lang
 
 
 @dataclass
@@ -43,17 +37,25 @@ class Globals:
 
 
 class StageGroup(click.Group):
-    """Loads stage commands lazily, and turns the user-facing errors of a stage into one clear
-    line, never a traceback."""
+    """Loads stage commands lazily (a stage's module is imported only when it runs: start-up
+    stays short and one stage never loads another's libraries), and turns the user-facing
+    errors of a stage into one clear line, never a traceback."""
 
     def list_commands(self, ctx):
-        return list(STAGE_MODULES)
+        return [s.name for s in STAGES]
 
     def get_command(self, ctx, name):
-        module = STAGE_MODULES.get(name)
-        if module is None:
+        stage = BY_NAME.get(name)
+        if stage is None:
             return None
-        return importlib.import_module(f"{__package__}.{module}").command
+        return importlib.import_module(stage.module).command
+
+    def format_commands(self, ctx, formatter):
+        """The stages in pipeline order with the registry's one-line summaries (no imports)."""
+        with formatter.section("Stages, in the order `pipeline run` runs them"):
+            formatter.write_dl([(s.name, s.summary) for s in STAGES if s.in_run])
+        with formatter.section("Other commands"):
+            formatter.write_dl([(s.name, s.summary) for s in STAGES if not s.in_run])
 
     def invoke(self, ctx):
         try:
@@ -83,9 +85,9 @@ def _check_lang(ctx, param, value):
 def cli(ctx, data_dir, lang, workers, quiet):
     """wiki2bert data pipeline: a Wikipedia dump in any language to BERT pretraining data.
 
-    Stages, in order: download, extract, format, split, filter, vocab, shard, encode.
-    `pipeline run` chains them. Every stage resumes where it stopped, skips finished work,
-    and refuses changed options unless --force.
+    `pipeline run` chains the stages below. Every stage resumes where it stopped, skips
+    finished work, and refuses changed options unless --force. Global options go before the
+    stage name: `pipeline --lang el run`.
     """
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="%(message)s", stream=sys.stderr, force=True)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.vocab_corpus import RARE_WORD, make_sentences, write_corpus
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DUMP = ROOT / "data" / "sample" / "huwiki-sample.xml.bz2"
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -24,3 +26,38 @@ def shared_data() -> Path:
     if not (SHARED_DATA / "ukwiki.xml.xz").is_file():
         pytest.skip("../shared/data is not present")
     return SHARED_DATA
+
+
+# A synthetic Hungarian corpus as the filter stage writes it, and a vocab built from it once
+# (tests/pipeline/stages/test_vocab.py, tests/vocab/).
+
+
+@pytest.fixture(scope="session")
+def hu_sentences() -> list[str]:
+    return make_sentences(3000) + [f"{RARE_WORD} itt volt.", "ÁRVÍZTŰRŐ TÜKÖRFÚRÓGÉP!"]
+
+
+@pytest.fixture(scope="session")
+def hu_data(tmp_path_factory, hu_sentences) -> Path:
+    """DATA_DIR with hu/filtered holding the synthetic corpus."""
+    data = tmp_path_factory.mktemp("data")
+    write_corpus(data / "hu" / "filtered", hu_sentences)
+    return data
+
+
+@pytest.fixture(scope="session")
+def hu_vocab(hu_data) -> Path:
+    """A vocab trained once by the stage (cased, BPE, 600 entries); shared by read-only tests."""
+    from pipeline.stages.vocab import build_vocab
+
+    build_vocab(data_dir=hu_data, lang="hu", workers=1, vocab_size=600)
+    return hu_data / "hu" / "vocab"
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    """The corpus helpers for tests that build their own data: corpus.make_sentences(n, seed),
+    corpus.write_corpus(folder, sentences, ...), corpus.RARE_WORD."""
+    from tests.helpers import vocab_corpus
+
+    return vocab_corpus

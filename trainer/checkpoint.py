@@ -1,6 +1,6 @@
 """Checkpoints: written to a temporary directory and renamed, the last K kept.
 
-Layout (the contract export.py reads):
+Layout (the contract export.py and scripts/demo.py read):
 
     O/checkpoints/ckpt_{step:08d}/
         model.pt           full model state_dict, Hugging Face names (rank 0)
@@ -10,8 +10,15 @@ Layout (the contract export.py reads):
         rng_rank{r}.pt     every rank's RNG states (torch, cuda, numpy, python)
         deepspeed/         DeepSpeed's own files (only with --deepspeed)
 
-A directory named ckpt_* is complete: it only gets that name after every rank has written
-its part. `latest_checkpoint(O)` is what --resume_from_checkpoint continues from.
+`is_complete(path)` is the one rule for "this checkpoint can be used": a directory is written
+as .tmp_ckpt_* and only gets its ckpt_* name after every rank has written its part, model.pt
+and meta.json last. `latest_checkpoint(O)` is what --resume_from_checkpoint continues from.
+
+Every .pt file is read with torch.load(weights_only=True): tensors and plain Python data only,
+so a checkpoint from elsewhere cannot run code. RNG states are saved as tensors and plain types;
+RNG files of older checkpoints (numpy's state as a numpy array) load with exactly the numpy
+types that state needs allowed. torch is imported on first use: the layout functions
+(is_complete, list_checkpoints, checkpoint_step) serve scripts that must not start torch.
 """
 from __future__ import annotations
 
@@ -21,12 +28,10 @@ import re
 import shutil
 from pathlib import Path
 
-import numpy as np
-import torch
-
 FORMAT_VERSION = 1
 CKPT_ROOT = "checkpoints"
 DS_TAG = "deepspeed"
+TMP_PREFIX = ".tmp_"
 _NAME = re.compile(r"^ckpt_(\d{8,})$")
 
 
@@ -34,8 +39,28 @@ class CheckpointError(ValueError):
     """A checkpoint cannot be used; the message says why and what to do."""
 
 
+# ---------------------------------------------------------------------------------------------
+# Layout
+
+
 def checkpoint_root(output_dir) -> Path:
     return Path(output_dir) / CKPT_ROOT
+
+
+def is_complete(path) -> bool:
+    """The one "is this checkpoint complete" rule: a directory that is not a temporary
+    (.tmp_ckpt_*) one and holds model.pt and meta.json (written last, before the rename)."""
+    p = Path(path)
+    return (p.is_dir() and not p.name.startswith(TMP_PREFIX)
+            and (p / "model.pt").is_file() and (p / "meta.json").is_file())
+
+
+def checkpoint_step(path) -> int:
+    """The step in a ckpt_{step:08d} directory's name."""
+    m = _NAME.match(Path(path).name)
+    if m is None:
+        raise CheckpointError(f"{path} is not named ckpt_{{step:08d}}")
+    return int(m.group(1))
 
 
 def list_checkpoints(output_dir) -> list[Path]:
@@ -44,7 +69,7 @@ def list_checkpoints(output_dir) -> list[Path]:
     if not root.is_dir():
         return []
     found = [(int(m.group(1)), p) for p in root.iterdir()
-             if (m := _NAME.match(p.name)) and (p / "meta.json").is_file()]
+             if (m := _NAME.match(p.name)) and is_complete(p)]
     return [p for _, p in sorted(found)]
 
 
@@ -79,10 +104,85 @@ def resolve_model_file(path) -> Path:
                           "under its checkpoints/ folder; give the phase-1 output_dir or a ckpt_* dir")
 
 
-def load_model_weights(model: torch.nn.Module, path) -> Path:
+# ---------------------------------------------------------------------------------------------
+# Safe loading
+
+
+def _old_numpy_rng_globals() -> list:
+    """The numpy types a legacy RNG state (numpy.random.get_state(): a uint32 array) pickles to;
+    allowed only while reading rng_rank{r}.pt, and nothing else from numpy."""
+    import numpy as np
+
+    try:
+        from numpy._core.multiarray import _reconstruct
+    except ImportError:  # numpy < 2
+        from numpy.core.multiarray import _reconstruct
+    allowed = [np.ndarray, np.dtype,
+               (_reconstruct, "numpy._core.multiarray._reconstruct"),  # pickled by numpy >= 2
+               (_reconstruct, "numpy.core.multiarray._reconstruct")]   # by numpy 1.x
+    dtypes = getattr(np, "dtypes", None)
+    if dtypes is not None:
+        allowed.append(dtypes.UInt32DType)
+    return allowed
+
+
+def load_file(path, extra_globals=(), map_location="cpu"):
+    """torch.load(weights_only=True), with one-line CheckpointErrors: a file that holds other
+    Python objects (which unpickling could run as code) is refused, never executed."""
+    import pickle
+
+    import torch
+
+    path = Path(path)
+    try:
+        with torch.serialization.safe_globals(list(extra_globals)):
+            return torch.load(path, map_location=map_location, weights_only=True)
+    except pickle.UnpicklingError as exc:
+        found = re.search(r"GLOBAL (\S+)|but got (<[^>]+>)", str(exc))
+        what = f" (it asks for {found.group(1) or found.group(2)})" if found else ""
+        raise CheckpointError(f"{path} holds Python objects other than tensors and plain data"
+                              f"{what}: refused, as loading it could run code; use a checkpoint "
+                              "written by this trainer") from None
+    except Exception as exc:  # truncated, not a torch file, unreadable
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise CheckpointError(f"cannot read {path} ({type(exc).__name__}: {first}); "
+                              "is the checkpoint damaged?") from None
+
+
+def _deepspeed_globals() -> list:
+    """The classes DeepSpeed's own checkpoint files hold besides tensors and plain data (its
+    loss scaler, ZeRO stage and fragment records): plain records, allowed by name."""
+    from deepspeed.runtime.fp16.loss_scaler import DynamicLossScaler, LossScaler
+    from deepspeed.runtime.zero.config import ZeroStageEnum
+    from deepspeed.utils.tensor_fragment import fragment_address
+
+    return [LossScaler, DynamicLossScaler, ZeroStageEnum, fragment_address]
+
+
+def load_deepspeed_checkpoint(engine, ckpt_dir) -> None:
+    """engine.load_checkpoint(ckpt_dir/deepspeed), its files read with weights_only=True.
+
+    DeepSpeed's TorchCheckpointEngine would unpickle anything; every file of a checkpoint
+    passes through its `load`, which is replaced by ours for this call."""
+    ce = engine.checkpoint_engine
+    allowed = _deepspeed_globals()
+    own = ce.__dict__.get("load")
+    ce.load = lambda path, map_location=None: load_file(path, allowed, map_location)
+    try:
+        engine.load_checkpoint(str(ckpt_dir), tag=DS_TAG)
+    finally:
+        if own is None:
+            del ce.load  # back to the class's method
+        else:
+            ce.load = own
+
+
+def load_model_weights(model, path) -> Path:
     """Load a model.pt into `model` (strict: every name must match)."""
     model_file = resolve_model_file(path)
-    state = torch.load(model_file, map_location="cpu", weights_only=True)
+    state = load_file(model_file)
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{model_file} does not hold a state_dict")
     ours = model.state_dict()
     missing = [k for k in ours if k not in state]
     unexpected = [k for k in state if k not in ours]
@@ -97,8 +197,20 @@ def load_model_weights(model: torch.nn.Module, path) -> Path:
     return model_file
 
 
+# ---------------------------------------------------------------------------------------------
+# RNG states
+
+
 def rng_state() -> dict:
-    state = {"torch": torch.get_rng_state(), "numpy": np.random.get_state(),
+    """Every RNG's state as tensors and plain Python types (loadable with weights_only=True)."""
+    import numpy as np
+    import torch
+
+    name, keys, pos, has_gauss, cached_gaussian = np.random.get_state(legacy=True)
+    state = {"torch": torch.get_rng_state(),
+             "numpy": {"name": str(name), "keys": torch.from_numpy(keys.astype(np.int64)),
+                       "pos": int(pos), "has_gauss": int(has_gauss),
+                       "cached_gaussian": float(cached_gaussian)},
              "python": random.getstate()}
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         state["cuda"] = torch.cuda.get_rng_state()
@@ -106,19 +218,33 @@ def rng_state() -> dict:
 
 
 def set_rng_state(state: dict) -> None:
+    """Restore rng_state()'s result; also the older format (numpy's own state tuple)."""
+    import numpy as np
+    import torch
+
     torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
+    np_state = state["numpy"]
+    if isinstance(np_state, dict):
+        np_state = (np_state["name"], np_state["keys"].numpy().astype(np.uint32), np_state["pos"],
+                    np_state["has_gauss"], np_state["cached_gaussian"])
+    np.random.set_state(np_state)
     random.setstate(state["python"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state(state["cuda"])
 
 
+# ---------------------------------------------------------------------------------------------
+# Save and load
+
+
 def save_checkpoint(output_dir, step: int, env, *, meta: dict, model_state_fn,
                     trainer_state: dict, keep: int, ds_engine=None) -> Path:
     """Every rank calls this. `model_state_fn()` (rank 0) returns the full model state_dict."""
+    import torch
+
     root = checkpoint_root(output_dir)
     final = root / f"ckpt_{step:08d}"
-    tmp = root / f".tmp_ckpt_{step:08d}"
+    tmp = root / f"{TMP_PREFIX}ckpt_{step:08d}"
     if env.is_main:
         root.mkdir(parents=True, exist_ok=True)
         if tmp.exists():
@@ -148,7 +274,7 @@ def save_checkpoint(output_dir, step: int, env, *, meta: dict, model_state_fn,
 def load_trainer_state(ckpt_dir, env) -> tuple[dict, dict | None]:
     """(trainer_state, this rank's RNG state or None when the rank did not exist then)."""
     ckpt_dir = Path(ckpt_dir)
-    trainer_state = torch.load(ckpt_dir / "trainer_state.pt", map_location="cpu", weights_only=False)
+    trainer_state = load_file(ckpt_dir / "trainer_state.pt")
     rng_file = ckpt_dir / f"rng_rank{env.rank}.pt"
-    rng = torch.load(rng_file, map_location="cpu", weights_only=False) if rng_file.is_file() else None
+    rng = load_file(rng_file, _old_numpy_rng_globals()) if rng_file.is_file() else None
     return trainer_state, rng

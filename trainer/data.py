@@ -27,19 +27,11 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-STATE_VERSION = 1
+from pipeline.encoding.hdf5_format import DATASETS, HDF5FormatError, check_file, masked_lm_labels
 
-# dataset name -> number of dimensions (DESIGN.md's HDF5 contract)
-SCHEMA = {
-    "input_ids": 2,
-    "input_mask": 2,
-    "segment_ids": 2,
-    "masked_lm_positions": 2,
-    "masked_lm_ids": 2,
-    "next_sentence_labels": 1,
-}
-_SEQ_KEYS = ("input_ids", "input_mask", "segment_ids")
-_PRED_KEYS = ("masked_lm_positions", "masked_lm_ids")
+STATE_VERSION = 1
+# what to do about a file that breaks the HDF5 contract (pipeline/encoding/hdf5_format.py)
+_HINT = "make shards with `pipeline encode` (NVIDIA's HDF5 format, see DESIGN.md)"
 
 
 class DataError(ValueError):
@@ -70,36 +62,12 @@ class Shards:
 
 def inspect_shard(path: str | Path) -> ShardInfo:
     """Check one file against the HDF5 contract (names, ranks, integer dtypes, shapes)."""
-    import h5py
-
     path = Path(path)
-    hint = "make shards with `pipeline encode` (NVIDIA's HDF5 format, see DESIGN.md)"
     try:
-        fh = h5py.File(path, "r")
-    except OSError as exc:
-        raise DataError(f"{path}: not a readable HDF5 file ({exc}); {hint}") from None
-    with fh:
-        missing = [k for k in SCHEMA if k not in fh]
-        if missing:
-            raise DataError(f"{path}: wrong schema, missing dataset(s) {', '.join(missing)}; {hint}")
-        shapes = {}
-        for key, ndim in SCHEMA.items():
-            ds = fh[key]
-            if not isinstance(ds, h5py.Dataset) or len(ds.shape) != ndim or ds.dtype.kind not in "iu":
-                raise DataError(f"{path}: wrong schema, dataset {key} is {getattr(ds, 'dtype', '?')} "
-                                f"{getattr(ds, 'shape', '?')}, expected an integer array of rank "
-                                f"{ndim}; {hint}")
-            shapes[key] = ds.shape
-    n = shapes["input_ids"][0]
-    seq_len = shapes["input_ids"][1]
-    max_pred = shapes["masked_lm_positions"][1]
-    bad = [k for k in SCHEMA if shapes[k][0] != n]
-    bad += [k for k in _SEQ_KEYS if shapes[k][1] != seq_len]
-    bad += [k for k in _PRED_KEYS if shapes[k][1] != max_pred]
-    if bad:
-        raise DataError(f"{path}: wrong schema, inconsistent shapes "
-                        f"{ {k: shapes[k] for k in SCHEMA} }; {hint}")
-    return ShardInfo(path, int(n), int(seq_len), int(max_pred))
+        shape = check_file(path)
+    except HDF5FormatError as exc:
+        raise DataError(f"{exc}; {_HINT}") from None
+    return ShardInfo(path, shape.num_samples, shape.seq_len, shape.max_pred)
 
 
 def find_shards(input_dir: str | Path) -> Shards:
@@ -128,16 +96,10 @@ def read_shard(path: Path, index: np.ndarray | None = None) -> dict[str, np.ndar
 
     out = {}
     with h5py.File(path, "r") as fh:
-        for key in SCHEMA:
+        for key in DATASETS:
             arr = fh[key][()]
             out[key] = arr if index is None else arr[index]
     return out
-
-
-def masked_lm_labels(positions: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Labels: the original id up to the first 0 in `positions` (NVIDIA's rule), -1 after."""
-    real = np.cumprod(positions != 0, axis=1).astype(bool)
-    return np.where(real, ids, -1)
 
 
 def to_batch(arrays: dict[str, np.ndarray]):
@@ -339,7 +301,7 @@ class ShardedTrainData:
                 off += take
                 need -= take
             rows = parts[0] if len(parts) == 1 else {
-                k: np.concatenate([p[k] for p in parts]) for k in SCHEMA}
+                k: np.concatenate([p[k] for p in parts]) for k in DATASETS}
             self.samples_consumed += self.batch_size
             yield to_batch(rows)
 

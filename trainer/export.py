@@ -37,21 +37,19 @@ class ExportError(ValueError):
     """The checkpoint or vocab can't be exported; the message says why and what to do."""
 
 
-def is_complete_checkpoint(path: Path) -> bool:
-    return path.is_dir() and (path / "model.pt").is_file() and (path / "meta.json").is_file()
-
-
 def find_checkpoint(checkpoint_dir: str | os.PathLike) -> tuple[Path, Path | None]:
     """(the checkpoint dir to export, the run dir holding vocab.txt/bert_config.json or None)."""
+    from trainer.checkpoint import TMP_PREFIX, is_complete, list_checkpoints
+
     d = Path(checkpoint_dir)
     if not d.is_dir():
         raise ExportError(f"{d} is not a directory: pass the training --output_dir or one of "
                           "its checkpoints/ckpt_* dirs")
-    if is_complete_checkpoint(d):
+    if is_complete(d):
         return d, d.parent.parent if d.parent.name == "checkpoints" else None
-    if d.name.startswith(".tmp_ckpt_"):
+    if d.name.startswith(TMP_PREFIX):
         raise ExportError(f"{d} is a half-written checkpoint: pass a complete ckpt_* dir")
-    ckpts = sorted(p for p in (d / "checkpoints").glob("ckpt_*") if is_complete_checkpoint(p))
+    ckpts = list_checkpoints(d)
     if not ckpts:
         raise ExportError(f"no complete checkpoint (checkpoints/ckpt_*/model.pt + meta.json) "
                           f"under {d}: train with --checkpoint_every first, or pass a ckpt_* dir")
@@ -76,15 +74,13 @@ def read_bert_config(ckpt: Path, run_dir: Path | None):
 
 def load_state_dict(ckpt: Path, config) -> dict:
     """model.pt's weights, checked against the config by loading them into our model."""
-    import torch
-
+    from trainer.checkpoint import CheckpointError, load_file
     from trainer.model import BertForPreTraining
 
-    try:
-        sd = torch.load(ckpt / "model.pt", map_location="cpu", weights_only=True)
-    except Exception as e:  # a truncated or foreign file: say which file, not a traceback
-        raise ExportError(f"cannot read {ckpt / 'model.pt'} ({type(e).__name__}: {e}); "
-                          "is the checkpoint damaged?") from None
+    try:  # tensors only (weights_only): a foreign file is refused, never run
+        sd = load_file(ckpt / "model.pt")
+    except CheckpointError as e:  # truncated or foreign: which file and why, in one line
+        raise ExportError(str(e)) from None
     if isinstance(sd, dict) and isinstance(sd.get("model"), dict):
         sd = sd["model"]
     if not isinstance(sd, dict):
@@ -139,7 +135,7 @@ def export(checkpoint_dir, output, vocab_file=None) -> Path:
     """Write HF_DIR from a checkpoint (see module docstring); returns the checkpoint used."""
     from safetensors.torch import save_file
 
-    from vocab.bert_tokenizer import VocabError, load_vocab, tokenizer_config
+    from vocab.spec import VocabError, load_vocab, tokenizer_config
 
     ckpt, run_dir = find_checkpoint(checkpoint_dir)
     if vocab_file is None:

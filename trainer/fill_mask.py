@@ -1,59 +1,6 @@
-"""Fill-mask with an exported model, through Hugging Face transformers.
-
-Usage:
-    python -m trainer.fill_mask HF_DIR "Budapest Magyarország [MASK]." [--top_k 5]
-
-HF_DIR is what `python -m trainer.export` wrote. Prints the top predictions for each [MASK].
-"""
-from __future__ import annotations
-
-import argparse
-import sys
+"""Alias kept for `python -m trainer.fill_mask HF_DIR "text"`: runs scripts/fill_mask.py."""
+import runpy
 from pathlib import Path
 
-
-def fill_mask(model_dir: str | Path, text: str, top_k: int = 5) -> list[list[tuple[str, float]]]:
-    """The top_k (token, probability) pairs for each [MASK] in `text`."""
-    import torch
-    from transformers import BertForPreTraining, BertTokenizerFast
-
-    model_dir = Path(model_dir)
-    if not (model_dir / "config.json").is_file():
-        raise ValueError(f"{model_dir} holds no exported model (no config.json): "
-                         "run `python -m trainer.export` first")
-    tokenizer = BertTokenizerFast.from_pretrained(str(model_dir))
-    if tokenizer.mask_token not in text:
-        raise ValueError(f"the text has no {tokenizer.mask_token}: put one where a word should be guessed")
-    model = BertForPreTraining.from_pretrained(str(model_dir)).eval()
-    enc = tokenizer(text, return_tensors="pt")
-    with torch.no_grad():
-        logits = model(**enc).prediction_logits[0]
-    results = []
-    for pos in (enc["input_ids"][0] == tokenizer.mask_token_id).nonzero().flatten().tolist():
-        probs = logits[pos].float().softmax(-1)
-        top = probs.topk(top_k)
-        results.append([(tokenizer.convert_ids_to_tokens(i), p)
-                        for i, p in zip(top.indices.tolist(), top.values.tolist())])
-    return results
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("model_dir")
-    parser.add_argument("text")
-    parser.add_argument("--top_k", type=int, default=5)
-    args = parser.parse_args(argv)
-    try:
-        results = fill_mask(args.model_dir, args.text, args.top_k)
-    except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(args.text)
-    for n, candidates in enumerate(results, 1):
-        shown = ", ".join(f"{tok} ({p:.2f})" for tok, p in candidates)
-        print(f"  [MASK] #{n}: {shown}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "fill_mask.py"), run_name="__main__")

@@ -1,8 +1,12 @@
-"""Vocabulary: sentencepiece training, WordPiece conversion, quality report.
+"""The tokenization layer, and how a vocabulary is made for a language.
 
-Modules: bert_tokenizer (vocab.txt + case setting -> the tokenizer every stage uses),
-alphabet (every character BERT can see), sample (seeded sample, held-out slice, BERT's word
-split), train (deterministic sentencepiece on word counts), convert (spm -> vocab.txt with
-BERT's specials and the full alphabet), report (quality on held-out sentences). The stage that
-chains them is pipeline/vocab_stage.py (`pipeline vocab`).
+Tokenization (what every stage and the trainer use): spec (vocab.txt, its case setting,
+BERT's special tokens), normalizer (BERT's normaliser one character at a time, the character
+classes), tokenizer (the Hugging Face tokenizer of a vocab), fast_wordpiece (the same ids for
+whole shards, several times faster).
+
+Making a vocab (chained by `pipeline vocab`, pipeline/stages/vocab.py): sample (seeded
+sample, held-out slice, BERT's word split), train (deterministic sentencepiece on word
+counts), convert (sentencepiece -> vocab.txt with BERT's specials and the full alphabet),
+report (quality on held-out sentences).
 """

@@ -22,20 +22,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from .spec import NUM_SPECIALS, bert_specials
+from .tokenizer import make_pre_tokenizer
+
 SPM_SPACE = "\u2581"  # sentencepiece's word-start mark
-NUM_UNUSED = 99
 
 
 class ConversionError(ValueError):
     """The conversion cannot give a usable vocab; the message says what to change."""
-
-
-def bert_specials() -> list[str]:
-    """[PAD], [unused0..98], [UNK], [CLS], [SEP], [MASK]: ids 0..103 as in Google's vocabs."""
-    return ["[PAD]"] + [f"[unused{i}]" for i in range(NUM_UNUSED)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-
-
-NUM_SPECIALS = NUM_UNUSED + 5
 
 
 def read_spm_pieces(model_file: str | os.PathLike) -> list[str]:
@@ -76,8 +70,6 @@ def piece_to_token(piece: str) -> str | None:
 def to_wordpiece(pieces: list[str], alphabet: set[str], vocab_size: int,
                  lower_case: bool = False, strip_accents: bool = False) -> tuple[list[str], ConversionInfo]:
     """The vocab.txt tokens (see module doc) and what the conversion kept and dropped."""
-    from vocab.bert_tokenizer import make_pre_tokenizer
-
     split = make_pre_tokenizer(lower_case, strip_accents)
     info = ConversionInfo(pieces=len(pieces), alphabet=len(alphabet))
     specials = bert_specials()

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from .bert_tokenizer import load_vocab, make_tokenizer
+from .spec import load_vocab
+from .tokenizer import make_tokenizer
 
 MAX_UNK_EXAMPLES = 20
 

@@ -27,8 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
-from .alphabet import alphabet_of, make_normalizer
-from .bert_tokenizer import split_kind
+from .normalizer import CharNormalizer, alphabet_of, split_kind
 
 # Share of the input held out from training for the report when no test text is given.
 HELDOUT_FRACTION = 0.02
@@ -98,7 +97,7 @@ def scan_file(path: str | os.PathLike, file_index: int, seed: int, sample_size: 
                     heapq.heapreplace(sample_heap, item)
             yield s
 
-    res.alphabet = alphabet_of(keyed(), make_normalizer(lower_case, strip_accents))
+    res.alphabet = alphabet_of(keyed(), CharNormalizer(lower_case, strip_accents))
     res.sample = sorted((-k, file_index, -li, s) for k, li, s in sample_heap)
     res.heldout = heapq.nsmallest(EVAL_MAX_SENTENCES, held)
     return res
@@ -127,25 +126,10 @@ def _word_pattern(chars: Iterable[str]) -> re.Pattern:
     return re.compile(f"[{re.escape(punct)}]|[^{re.escape(punct + space)}]+")
 
 
-def normalize_text(text: str, normalizer) -> str:
-    """BERT's normaliser applied to a long text: the normaliser works character by character,
-    so each distinct character is normalised once and only the characters it changes are
-    substituted (several times faster than one normalize_str call, or str.translate)."""
-    table = {}
-    for c in set(text):
-        n = normalizer.normalize_str(c)
-        if n != c:
-            table[c] = n
-    if not table:
-        return text
-    changed = re.compile("[" + re.escape("".join(sorted(table))) + "]")
-    return changed.sub(lambda m: table[m.group()], text)
-
-
-def bert_words(text: str, normalizer) -> list[str]:
+def bert_words(text: str, normalizer: CharNormalizer) -> list[str]:
     """The words BERT's normaliser + basic pre-tokenizer make of `text` (what
     make_pre_tokenizer returns), computed in C-speed string passes instead of Python tuples."""
-    text = normalize_text(text, normalizer)
+    text = normalizer.text(text)
     chars = set(text)
     punct = "".join(sorted(c for c in chars if _char_class(c) == "p"))
     if all(c.isspace() == (_char_class(c) == "s") for c in chars):
@@ -161,7 +145,7 @@ def count_words(sentences: Iterable[str], lower_case: bool = False,
                 strip_accents: bool = False, chunk_chars: int = 1 << 20) -> Counter:
     """Word counts of `sentences` after BERT's normaliser and basic split (in chunks; joining
     sentences with a newline changes nothing, since whitespace is a split anyway)."""
-    norm = make_normalizer(lower_case, strip_accents)
+    norm = CharNormalizer(lower_case, strip_accents)
     counts: Counter = Counter()
     buf: list[str] = []
     size = 0

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.download import download
-from pipeline.extract import extract
-from pipeline.filtering import filter_documents
-from pipeline.formatting import format_corpus
-from pipeline.sharding import shard
-from pipeline.splitting import split
+from pipeline.stages.download import download
+from pipeline.stages.extract import extract
+from pipeline.stages.filter import filter_documents
+from pipeline.stages.format import format_corpus
+from pipeline.stages.shard import shard
+from pipeline.stages.split import split
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import cli
-from vocab.bert_tokenizer import load_vocab, make_tokenizer
+from vocab.spec import load_vocab
+from vocab.tokenizer import make_tokenizer
 
 SENTENCES = {
     "ja": ["東京は日本の首都であり、世界有数の大都市である。", "人口は約千四百万人で、多くの企業の本社が置かれている。",

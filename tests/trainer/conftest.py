@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from trainer.synthetic import write_shard, write_vocab
+from tests.helpers.synthetic_shards import write_shard, write_vocab
 
 VOCAB_SIZE = 200
 SEQ_LEN = 32
@@ -52,8 +52,9 @@ def tiny_bert_config(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def one_thread():
-    """Tiny models on a busy 2-core machine: one intra-op thread is several times faster
-    (no OpenMP spinning against other processes). Restored afterwards."""
+    """Tiny models run fastest on one intra-op thread: their ops are too small to gain from
+    more, and extra OpenMP threads spin against the other processes sharing the cores (ranks,
+    parallel test runs). Restored afterwards."""
     import torch
 
     before = torch.get_num_threads()

@@ -1,4 +1,5 @@
-"""Checkpoint files: atomic naming, keep-last-K, init_checkpoint resolution, RNG round trip."""
+"""Checkpoint files: atomic naming, keep-last-K, the one completeness rule, init_checkpoint
+resolution, RNG round trip, safe loading (older RNG files load, files holding code are refused)."""
 from __future__ import annotations
 
 import json
@@ -8,9 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from trainer.checkpoint import (CheckpointError, latest_checkpoint, list_checkpoints,
-                                load_model_weights, load_trainer_state, read_meta,
-                                resolve_model_file, rng_state, save_checkpoint, set_rng_state)
+from tests.helpers.hostile_pickle import RunsCode
+from trainer.checkpoint import (CheckpointError, checkpoint_step, is_complete, latest_checkpoint,
+                                list_checkpoints, load_model_weights, load_trainer_state,
+                                read_meta, resolve_model_file, rng_state, save_checkpoint,
+                                set_rng_state)
 from trainer.distributed import DistEnv
 
 ENV = DistEnv(rank=0, world_size=1, local_rank=0, device=torch.device("cpu"), backend=None)
@@ -68,3 +71,67 @@ def test_rng_round_trip():
     set_rng_state(state)
     b = (torch.rand(3), np.random.rand(), random.random())
     assert torch.equal(a[0], b[0]) and a[1:] == b[1:]
+
+
+def test_one_completeness_rule(tmp_path):
+    ckpt = save(tmp_path, 7)
+    assert is_complete(ckpt) and checkpoint_step(ckpt) == 7
+    # written last before the rename: without either file a directory is not a checkpoint
+    for name in ("model.pt", "meta.json"):
+        part = tmp_path / "checkpoints" / f"ckpt_0000000{8 if name == 'model.pt' else 9}"
+        part.mkdir()
+        (part / name).write_bytes(b"")
+        assert not is_complete(part)
+    # a temporary directory holding both files has not been renamed yet
+    tmp = tmp_path / "checkpoints" / ".tmp_ckpt_00000010"
+    tmp.mkdir()
+    (tmp / "model.pt").write_bytes(b"")
+    (tmp / "meta.json").write_text("{}")
+    assert not is_complete(tmp)
+    assert list_checkpoints(tmp_path) == [ckpt]
+
+
+def test_rng_file_holds_only_tensors_and_plain_data(tmp_path):
+    ckpt = save(tmp_path, 1)
+    rng = torch.load(ckpt / "rng_rank0.pt", weights_only=True)  # no allow-list needed
+    assert isinstance(rng["numpy"]["keys"], torch.Tensor) and rng["numpy"]["name"] == "MT19937"
+    torch.load(ckpt / "trainer_state.pt", weights_only=True)
+
+
+def test_rng_file_of_the_older_format_still_loads(tmp_path):
+    """Before, rng_rank{r}.pt held numpy's state tuple with its numpy array, pickled as is."""
+    ckpt = save(tmp_path, 1)
+    np.random.seed(11)
+    random.seed(11)
+    torch.save({"torch": torch.get_rng_state(), "numpy": np.random.get_state(),
+                "python": random.getstate()}, ckpt / "rng_rank0.pt")
+    expected = (np.random.rand(), random.random(), torch.rand(2))
+    np.random.seed(0)
+    random.seed(0)
+    _, rng = load_trainer_state(ckpt, ENV)
+    set_rng_state(rng)
+    got = (np.random.rand(), random.random(), torch.rand(2))
+    assert got[:2] == expected[:2] and torch.equal(got[2], expected[2])
+
+
+@pytest.mark.parametrize("name", ["trainer_state.pt", "rng_rank0.pt", "model.pt"])
+def test_a_file_holding_code_is_refused_not_run(tmp_path, name):
+    ckpt = save(tmp_path / "run", 1)
+    marker = tmp_path / "code_ran"
+    torch.save({"step": 1, "payload": RunsCode(marker)}, ckpt / name)
+    with pytest.raises(CheckpointError) as err:
+        if name == "model.pt":
+            load_model_weights(torch.nn.Linear(2, 2), ckpt)
+        else:
+            load_trainer_state(ckpt, ENV)
+    msg = str(err.value)
+    assert "\n" not in msg and "refused" in msg and "system" in msg, msg
+    assert not marker.exists()
+
+
+def test_a_damaged_file_is_one_line(tmp_path):
+    ckpt = save(tmp_path, 1)
+    (ckpt / "trainer_state.pt").write_bytes(b"truncated")
+    with pytest.raises(CheckpointError, match="cannot read .*trainer_state.pt") as err:
+        load_trainer_state(ckpt, ENV)
+    assert "\n" not in str(err.value)

@@ -7,9 +7,9 @@ import h5py
 import numpy as np
 import pytest
 
+from tests.helpers.synthetic_shards import make_samples, write_shard
 from trainer.data import (DataError, EpochOrder, ShardedTrainData, eval_batches, find_shards,
                           inspect_shard, masked_lm_labels)
-from trainer.synthetic import make_samples, write_shard
 
 
 def id_shards(root, sizes, seq_len=8, max_pred=2):
@@ -49,7 +49,7 @@ def test_empty_input_dir_is_one_clear_error(tmp_path):
 def test_wrong_schema_is_one_clear_error(tmp_path):
     with h5py.File(tmp_path / "a_training_0.hdf5", "w") as fh:
         fh["input_ids"] = np.zeros((4, 8), np.int32)
-    with pytest.raises(DataError, match="missing dataset.*masked_lm_ids"):
+    with pytest.raises(DataError, match="wrong schema, it lacks .*masked_lm_ids"):
         inspect_shard(tmp_path / "a_training_0.hdf5")
     (tmp_path / "b_training_0.hdf5").write_text("not hdf5")
     with pytest.raises(DataError, match="not a readable HDF5"):
@@ -57,8 +57,11 @@ def test_wrong_schema_is_one_clear_error(tmp_path):
     s = make_samples(4, 8, 2, 200, 0)
     s["masked_lm_ids"] = s["masked_lm_ids"][:, :1]
     write_shard(tmp_path / "c_training_0.hdf5", 4, samples=s)
-    with pytest.raises(DataError, match="inconsistent shapes"):
+    with pytest.raises(DataError, match="inconsistent shapes") as err:
         inspect_shard(tmp_path / "c_training_0.hdf5")
+    # the contract's message (pipeline/encoding/hdf5_format.py) plus what to do about it
+    assert str(err.value).endswith("; make shards with `pipeline encode` (NVIDIA's HDF5 format, "
+                                   "see DESIGN.md)")
 
 
 def test_labels_stop_at_first_zero_position():

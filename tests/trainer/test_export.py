@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from tests.helpers.hostile_pickle import RunsCode
 from trainer.export import export, main
 from trainer.model import BertConfig, BertForPreTraining
 
@@ -185,3 +186,12 @@ def test_config_from_run_dir_when_meta_has_none(tmp_path):
     hf_cfg = json.loads((tmp_path / "hf" / "config.json").read_text())
     assert hf_cfg["num_hidden_layers"] == config.num_hidden_layers
     assert hf_cfg["architectures"] == ["BertForPreTraining"] and hf_cfg["model_type"] == "bert"
+
+
+def test_a_model_file_holding_code_is_refused_not_run(tmp_path, capsys):
+    make_run_dir(tmp_path / "run")
+    marker = tmp_path / "code_ran"
+    ckpt = tmp_path / "run" / "checkpoints" / "ckpt_00000020"
+    torch.save({"weights": RunsCode(marker)}, ckpt / "model.pt")
+    err = _error_line(capsys, ["--checkpoint_dir", str(ckpt), "--output", str(tmp_path / "hf")])
+    assert "refused" in err and not marker.exists()

@@ -1,0 +1,89 @@
+"""Where a stage's tasks run: one choice for the whole pipeline, never code in a stage.
+
+The runner hands the executor a stream of jobs (a function and its argument: paths, byte
+ranges, settings) and gets their results back in the order it gave them, whatever the number
+of workers, so whatever is written or merged in that order is the same for any --workers.
+
+`LocalExecutor` (the default, nothing to start) runs jobs inline for one worker, else in a
+forked process pool with at most 2 × workers jobs in flight: a stream of jobs (a dump's pages)
+never piles up in memory, and a finished job's result is handed back as soon as the jobs
+before it are. A `Ready(value)` job is not run: its value passes through in its place (a task
+finished by an earlier run).
+
+Usage:
+    ex = make_executor(workers=2)
+    for result in ex.map(func, items): ...                  # ordered, like map()
+    for result in ex.run(jobs): ...                         # jobs: (func, arg) or Ready(value)
+"""
+from __future__ import annotations
+
+import collections
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+
+def default_workers(workers: int | None) -> int:
+    """--workers, or every core this process may use."""
+    if workers is None or workers <= 0:
+        if hasattr(os, "sched_getaffinity"):
+            return max(1, len(os.sched_getaffinity(0)))
+        return max(1, os.cpu_count() or 1)
+    return workers
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A job whose result is already known."""
+
+    value: Any
+
+
+Job = tuple[Callable[[Any], Any], Any] | Ready
+
+
+class LocalExecutor:
+    """Jobs on this machine: inline, or a forked process pool (see the module docstring)."""
+
+    def __init__(self, workers: int | None = None):
+        self.workers = default_workers(workers)
+
+    def map(self, func: Callable[[Any], Any], items: Iterable) -> Iterator:
+        """func(item) for each item, in order."""
+        size = len(items) if isinstance(items, Sequence) else None
+        return self.run(((func, item) for item in items), size_hint=size)
+
+    def run(self, jobs: Iterable[Job], size_hint: int | None = None) -> Iterator:
+        """The results of `jobs`, in order (see the module docstring)."""
+        workers = self.workers if size_hint is None else min(self.workers, max(1, size_hint))
+        if workers == 1:
+            for job in jobs:
+                yield job.value if isinstance(job, Ready) else job[0](job[1])
+            return
+        import multiprocess  # dill pickling: closures and partials reach the workers
+
+        pool = multiprocess.get_context("fork").Pool(workers)
+        pending: collections.deque = collections.deque()
+        try:
+            for job in jobs:
+                pending.append(job if isinstance(job, Ready) else pool.apply_async(job[0], (job[1],)))
+                while len(pending) > 2 * workers:
+                    yield _result(pending.popleft())
+            while pending:
+                yield _result(pending.popleft())
+        except BaseException:  # an error, or the consumer stopped early: stop the workers now
+            pool.terminate()
+            raise
+        else:
+            pool.close()
+        finally:
+            pool.join()
+
+
+def _result(handle) -> Any:
+    return handle.value if isinstance(handle, Ready) else handle.get()
+
+
+def make_executor(workers: int | None = None) -> LocalExecutor:
+    """The executor every stage uses: the local process pool."""
+    return LocalExecutor(workers)

@@ -1,0 +1,82 @@
+"""The stage registry: the one list of stages that the CLI, its help, `pipeline run` and the
+data directory's layout read.
+
+Each entry names the stage's command, the module that defines it (`pipeline.stages.NAME`
+holds a click `command` and the Python function behind it), the folder it writes under
+DATA_DIR/LANG/ (None where the name depends on options, as encode's hdf5_... folders do), the
+stages whose finished output it reads, and the optional outputs it also reads when they are
+there. The order is the order `pipeline run` follows: every stage after what it reads, so
+shard runs before vocab, whose quality report is measured on the test shards.
+
+Usage:
+    stage_dir(data_dir, "hu", "split")      # DATA_DIR/hu/sentences
+    [s.name for s in pipeline_stages()]     # download ... encode, the order of `pipeline run`
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import StageError
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str                       # the command: `pipeline NAME`
+    output: str | None              # folder under DATA_DIR/LANG/, None: named by its options
+    upstream: tuple[str, ...] = ()  # stages whose finished output it reads
+    also_reads: tuple[str, ...] = ()  # outputs it uses when present (never required)
+    in_run: bool = True             # one of the stages `pipeline run` chains
+    summary: str = ""               # one line for `pipeline --help`
+
+    @property
+    def module(self) -> str:
+        return f"pipeline.stages.{self.name}"
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("download", "download", summary="the dump of a Wikipedia, checksum-verified (or --dump PATH)"),
+    Stage("extract", "extracted", ("download",), summary="article text with wikiextractor"),
+    Stage("format", "formatted", ("extract",), summary="one clean paragraph per line"),
+    Stage("split", "sentences", ("format",), summary="one sentence per line"),
+    Stage("filter", "filtered", ("split",), summary="documents that are running text of the language"),
+    Stage("shard", "sharded", ("filter",), summary="balanced training and test shards"),
+    Stage("vocab", "vocab", ("filter",), also_reads=("shard",),
+          summary="WordPiece vocab.txt and its quality report"),
+    Stage("encode", None, ("shard", "vocab"), summary="static-masked instances in NVIDIA's HDF5"),
+    Stage("inspect", None, ("encode",), in_run=False, summary="decoded instances of an HDF5 file"),
+    Stage("run", None, in_run=False, summary="every stage in order (make corpus)"),
+)
+BY_NAME = {s.name: s for s in STAGES}
+
+# Wikipedia language codes: "hu", "simple", "zh-min-nan", "be-x-old", "zh_yue" (dbname form).
+_LANG_RE = re.compile(r"^[a-z][a-z0-9]{1,11}(?:[-_][a-z0-9]{1,11}){0,3}$")
+
+
+def pipeline_stages() -> list[Stage]:
+    """The stages `pipeline run` chains, in order."""
+    return [s for s in STAGES if s.in_run]
+
+
+def validate_lang(lang: str) -> str:
+    """Return `lang` if it is a Wikipedia language code, else raise StageError (never a path)."""
+    if not isinstance(lang, str) or not _LANG_RE.match(lang):
+        raise StageError(
+            f"--lang {lang!r} is not a Wikipedia language code: use the code of the wiki, "
+            "e.g. hu, uk, vi, zh, simple, zh-min-nan"
+        )
+    return lang
+
+
+def lang_dir(data_dir: str | os.PathLike, lang: str) -> Path:
+    return Path(data_dir) / validate_lang(lang)
+
+
+def stage_dir(data_dir: str | os.PathLike, lang: str, stage: str) -> Path:
+    """DATA_DIR/LANG/<the stage's folder>."""
+    folder = BY_NAME[stage].output
+    if folder is None:
+        raise ValueError(f"stage {stage!r} has no fixed output folder")
+    return lang_dir(data_dir, lang) / folder

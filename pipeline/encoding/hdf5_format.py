@@ -1,0 +1,110 @@
+"""The HDF5 contract between `pipeline encode` and every reader (NVIDIA DeepLearningExamples,
+HDF5 era): the datasets, their dtypes and shapes, how a file is checked, the masked-label
+rule, and the name of the folder encode writes.
+
+One file per shard, gzip-compressed datasets, N instances, L = max seq, P = max predictions:
+
+    input_ids             int32 [N, L]  [CLS] A [SEP] B [SEP], padded with 0 ([PAD] is id 0)
+    input_mask            int8  [N, L]  1 real token, 0 padding
+    segment_ids           int8  [N, L]  0 for [CLS] A [SEP], 1 for B [SEP], 0 padding
+    masked_lm_positions   int32 [N, P]  ascending positions, padded with 0
+    masked_lm_ids         int32 [N, P]  original ids at those positions, padded with 0
+    next_sentence_labels  int8  [N]     1 = B is a random sentence
+
+Files with `training` in the name are training data, `test` files are held out. A reader
+finds the number of real predictions as the index of the first 0 in masked_lm_positions.
+
+Usage:
+    shape = check_file(path)            # FileShape(n, seq_len, max_pred); HDF5FormatError if not
+    labels = masked_lm_labels(positions, ids)   # -1 where there is no prediction
+    output_folder_name(lower_case=False, max_seq=128, max_pred=20, dupe_factor=5)
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+# key -> (dtype, width: "L" max seq, "P" max predictions, None a vector)
+DATASETS = {
+    "input_ids": (np.int32, "L"),
+    "input_mask": (np.int8, "L"),
+    "segment_ids": (np.int8, "L"),
+    "masked_lm_positions": (np.int32, "P"),
+    "masked_lm_ids": (np.int32, "P"),
+    "next_sentence_labels": (np.int8, None),
+}
+
+# Encode's defaults that name its output folder (one place: the CLI, `run` and the demo read them).
+MASKED_LM_PROB = 0.15
+RANDOM_SEED = 12345
+DUPE_FACTOR = 5
+SHORT_SEQ_PROB = 0.1
+
+
+class HDF5FormatError(ValueError):
+    """A file does not follow the contract; the message names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class FileShape:
+    num_samples: int
+    seq_len: int
+    max_pred: int
+
+
+def check_file(path: str | os.PathLike) -> FileShape:
+    """Check one file against the contract: every dataset present, integer arrays of the right
+    rank, shapes that agree. Any integer dtype is accepted (other writers use int64)."""
+    import h5py
+
+    try:
+        fh = h5py.File(path, "r")
+    except OSError as exc:
+        raise HDF5FormatError(f"{path}: not a readable HDF5 file ({exc})") from None
+    with fh:
+        missing = [k for k in DATASETS if k not in fh]
+        if missing:
+            raise HDF5FormatError(f"{path}: wrong schema, it lacks {', '.join(missing)}")
+        shapes = {}
+        for key, (_, width) in DATASETS.items():
+            ds = fh[key]
+            ndim = 1 if width is None else 2
+            if not isinstance(ds, h5py.Dataset) or len(ds.shape) != ndim or ds.dtype.kind not in "iu":
+                raise HDF5FormatError(
+                    f"{path}: wrong schema, dataset {key} is {getattr(ds, 'dtype', '?')} "
+                    f"{getattr(ds, 'shape', '?')}, expected an integer array of rank {ndim}")
+            shapes[key] = ds.shape
+    n = shapes["input_ids"][0]
+    seq_len = shapes["input_ids"][1]
+    max_pred = shapes["masked_lm_positions"][1]
+    width = {"L": seq_len, "P": max_pred}
+    bad = [k for k in DATASETS if shapes[k][0] != n]
+    bad += [k for k, (_, w) in DATASETS.items() if w is not None and shapes[k][1] != width[w]]
+    if bad:
+        raise HDF5FormatError(f"{path}: wrong schema, inconsistent shapes "
+                              f"{ {k: shapes[k] for k in DATASETS} }")
+    return FileShape(int(n), int(seq_len), int(max_pred))
+
+
+def masked_lm_labels(positions: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Labels: the original id up to the first 0 in `positions` (NVIDIA's rule), -1 after."""
+    real = np.cumprod(positions != 0, axis=1).astype(bool)
+    return np.where(real, ids, -1)
+
+
+def output_folder_name(lower_case: bool, max_seq: int, max_pred: int,
+                       masked_lm_prob: float = MASKED_LM_PROB, seed: int = RANDOM_SEED,
+                       dupe_factor: int = DUPE_FACTOR, whole_word: bool = False,
+                       strip_accents: bool = False, short_seq_prob: float = SHORT_SEQ_PROB) -> str:
+    """NVIDIA's folder name, plus a suffix for each data-changing option it does not name."""
+    name = (f"hdf5_lower_case_{int(bool(lower_case))}_seq_len_{max_seq}_max_pred_{max_pred}"
+            f"_masked_lm_prob_{masked_lm_prob:g}_random_seed_{seed}_dupe_factor_{dupe_factor}")
+    if short_seq_prob != SHORT_SEQ_PROB:
+        name += f"_short_seq_prob_{short_seq_prob:g}"
+    if whole_word:
+        name += "_wwm"
+    if strip_accents:
+        name += "_strip_accents"
+    return name

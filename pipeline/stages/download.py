@@ -1,0 +1,241 @@
+"""`pipeline download` — the pages-articles dump of a Wikipedia, verified; or a local dump.
+
+Usage:
+    pipeline --lang hu download                        # latest huwiki dump from dumps.wikimedia.org
+    pipeline --lang hu download --date 20240501
+    pipeline --lang hu download --dump data/sample/huwiki-sample.xml.bz2     # offline
+    download(data_dir="data", lang="hu", dump="x.xml.bz2")                 # from Python
+
+Writes DATA_DIR/LANG/download/: the dump `{lang}wiki-{date}-pages-articles.xml.bz2`, its
+checksum `<dump>.sha1` (or `.md5`, whichever the dump's published checksum file has), and a
+manifest whose "dump" names the file. `--date latest` is resolved to the date of the latest
+finished dump (from the dump's RSS feed). An interrupted download resumes from its `.part`
+file with an HTTP Range request; the finished file is checked against the published checksum
+and removed if it does not match.
+
+`--dump PATH` takes a local file instead (.xml, .bz2, .xz, .gz): it is checked (readable,
+compression intact at its start, a <mediawiki> root) and its absolute path is recorded in the
+manifest; nothing is copied or linked, so a multi-GB dump costs no disk space twice.
+
+The server is https://dumps.wikimedia.org unless --base-url or WIKI2BERT_DUMPS_URL names a
+mirror (the tests use a local server).
+"""
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import click
+
+from pipeline.core.atomic import atomic_open
+from pipeline.core.errors import StageError
+from pipeline.core.manifest import fingerprint_inputs, read_manifest
+from pipeline.core.options import force_option
+from pipeline.core.registry import stage_dir, validate_lang
+from pipeline.core.report import progress, report
+from pipeline.core.runner import StageRun
+from pipeline.text.dump import check_dump
+
+DEFAULT_BASE_URL = "https://dumps.wikimedia.org"
+BASE_URL_ENV = "WIKI2BERT_DUMPS_URL"
+USER_AGENT = "wiki2bert/0.1 (BERT pretraining data pipeline; python urllib)"
+CHUNK = 1 << 20
+TIMEOUT = 60
+
+
+def dump_name(lang: str, date: str) -> str:
+    return f"{wiki_db(lang)}-{date}-pages-articles.xml.bz2"
+
+
+def wiki_db(lang: str) -> str:
+    """The dump's database name: zh-min-nan -> zh_min_nanwiki."""
+    return lang.replace("-", "_") + "wiki"
+
+
+def check_date(date: str) -> str:
+    if date == "latest" or re.fullmatch(r"20\d{6}", date):
+        return date
+    raise StageError(f"--date {date!r} is not a dump date: use YYYYMMDD (e.g. 20240501) or 'latest'; "
+                     "or pass a local dump with --dump PATH")
+
+
+def _offline_hint() -> str:
+    return "check the network and --lang/--date, or pass a local dump with --dump PATH"
+
+
+def _open(url: str, start: int = 0):
+    headers = {"User-Agent": USER_AGENT}
+    if start:
+        headers["Range"] = f"bytes={start}-"
+    req = urllib.request.Request(url, headers=headers)
+    try:
+        return urllib.request.urlopen(req, timeout=TIMEOUT)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 416 and start:  # the partial file is already whole
+            return None
+        if exc.code == 404:
+            raise StageError(f"{url} does not exist (404): no such dump; {_offline_hint()}") from None
+        raise StageError(f"{url}: HTTP {exc.code} {exc.reason}; {_offline_hint()}") from None
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise StageError(f"cannot reach {url} ({reason}); {_offline_hint()}") from None
+
+
+def _get_text(url: str) -> str:
+    with _open(url) as resp:
+        return resp.read().decode("utf-8", errors="replace")
+
+
+def resolve_latest(base: str, lang: str) -> str:
+    """The date of the latest finished pages-articles dump, from its RSS feed."""
+    db = wiki_db(lang)
+    url = f"{base}/{db}/latest/{db}-latest-pages-articles.xml.bz2-rss.xml"
+    rss = _get_text(url)
+    m = re.search(rf"/{re.escape(db)}/(20\d{{6}})", rss)
+    if not m:
+        raise StageError(f"{url} names no dump date; use --date YYYYMMDD, or pass a local dump with --dump PATH")
+    return m.group(1)
+
+
+def published_checksum(base: str, lang: str, date: str, name: str) -> tuple[str, str]:
+    """(algorithm, hex digest) of `name` from the dump's sha1sums (else md5sums) file."""
+    db = wiki_db(lang)
+    last_error = None
+    for algo in ("sha1", "md5"):
+        url = f"{base}/{db}/{date}/{db}-{date}-{algo}sums.txt"
+        try:
+            listing = _get_text(url)
+        except StageError as exc:
+            last_error = exc
+            continue
+        for line in listing.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1].lstrip("*") == name:
+                return algo, parts[0].lower()
+        last_error = StageError(f"{url} lists no checksum for {name}: the dump of {date} may be unfinished; "
+                                "try another --date, or pass a local dump with --dump PATH")
+    raise last_error  # type: ignore[misc]
+
+
+def fetch(url: str, part: Path, algo: str) -> str:
+    """Download `url` into `part`, resuming what is there; return the file's hex digest."""
+    have = part.stat().st_size if part.exists() else 0
+    resp = _open(url, start=have)
+    digest = hashlib.new(algo)
+    if resp is not None and have and resp.status != 206:  # the server ignored Range: start over
+        have = 0
+    if have:
+        with open(part, "rb") as fh:
+            while block := fh.read(CHUNK):
+                digest.update(block)
+    if resp is None:
+        return digest.hexdigest()
+    total = resp.headers.get("Content-Length")
+    total = int(total) + have if total is not None else None
+    got = have  # counted here: a bar under `pipeline -q` is disabled and counts nothing
+    with resp, open(part, "ab" if have else "wb") as out, \
+            progress(total=total, initial=have, unit="B", unit_scale=True, desc="download") as bar:
+        try:
+            while block := resp.read(CHUNK):
+                out.write(block)
+                digest.update(block)
+                got += len(block)
+                bar.update(len(block))
+            short = total is not None and got < total  # http.client does not raise on this
+        except (OSError, http.client.HTTPException) as exc:
+            short, reason = True, str(exc)
+        else:
+            reason = f"{got:,} of {total:,} bytes" if short else ""
+    if short:
+        raise StageError(f"the download of {url} broke off ({reason}); rerun the same command to "
+                         "resume it, or pass a local dump with --dump PATH")
+    return digest.hexdigest()
+
+
+def download(*, data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
+             date: str = "latest", dump=None, base_url: str | None = None) -> dict:
+    """Download (or accept with `dump=`) the dump of `lang`; see the module docstring."""
+    validate_lang(lang)
+    if input is not None and dump is not None and Path(input) != Path(dump):
+        raise StageError("give the local dump once: --dump PATH (or --input PATH), not both")
+    dump = dump if dump is not None else input
+    out = Path(output) if output is not None else stage_dir(data_dir, lang, "download")
+    started = time.time()
+    if dump is not None:
+        return _accept_local(Path(dump), out, force, started)
+
+    date = check_date(date)
+    base = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+    options = {"lang": lang, "date": date, "source": base}
+    finished = read_manifest(out)
+    if finished and finished.get("options") == options and not force:  # no network needed
+        report("download", finished["summary"], skipped=True)
+        return finished["summary"]
+    # Ask the server first: a wrong --date or --lang must not leave an unfinished run behind
+    # that then refuses the corrected command.
+    if date == "latest":
+        date = resolve_latest(base, lang)
+    name = dump_name(lang, date)
+    algo, expected = published_checksum(base, lang, date, name)
+    run = StageRun("download", out, options, force=force)
+    target = out / name
+    part = out / (name + ".part")
+    url = f"{base}/{wiki_db(lang)}/{date}/{name}"
+    if not run.task_done(name):
+        got = fetch(url, part, algo)
+        if got != expected:
+            part.unlink(missing_ok=True)
+            raise StageError(f"{name}: {algo} checksum mismatch (got {got}, published {expected}): "
+                             "the download was corrupt and was removed; rerun to download it again, "
+                             "or pass a local dump with --dump PATH")
+        os.replace(part, target)
+        with atomic_open(out / f"{name}.{algo}") as fh:
+            fh.write(f"{expected}  {name}\n")
+        run.mark_done(name, {algo: expected})
+    try:
+        check_dump(target)
+    except StageError as exc:  # the server's file itself is broken: only another dump helps
+        raise StageError(f"{exc}; or try another --date, or pass a local dump with --dump PATH") from None
+    summary = {"dump": name, "date": date, "input_bytes": target.stat().st_size,
+               "checksum": f"{algo} verified", "seconds": round(time.time() - started, 2)}
+    return run.finish(summary, [target, out / f"{name}.{algo}"],
+                      extra={"dump": name, "url": url, algo: expected})
+
+
+def _accept_local(path: Path, out: Path, force: bool, started: float) -> dict:
+    kind = check_dump(path)
+    path = path.resolve()
+    run = StageRun("download", out, {"local_dump": str(path)}, fingerprint_inputs([path]), force=force)
+    if run.complete:
+        return run.skip()
+    summary = {"dump": str(path), "compression": kind, "input_bytes": path.stat().st_size,
+               "checksum": "none (local file, recorded by path)", "seconds": round(time.time() - started, 2)}
+    return run.finish(summary, [], extra={"dump": str(path)})
+
+
+@click.command("download")
+@click.option("--date", default="latest", show_default=True,
+              help="Dump date YYYYMMDD, or 'latest' (the newest finished dump).")
+@click.option("--dump", "dump", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Use this local dump (.xml/.bz2/.xz/.gz) instead of downloading (offline).")
+@click.option("--input", "input", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Same as --dump.")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder [default: DATA_DIR/LANG/download].")
+@click.option("--base-url", default=None, metavar="URL",
+              help=f"Dump server or mirror [default: ${BASE_URL_ENV} or {DEFAULT_BASE_URL}].")
+@force_option
+@click.pass_obj
+def command(g, date, dump, input, output, base_url, force):
+    """Download the --lang Wikipedia dump (resumable, checksum-verified), or take --dump PATH.
+
+    No network? Pass a local dump with --dump PATH.
+    """
+    download(**g.kwargs(), date=date, dump=dump, input=input, output=output, base_url=base_url,
+             force=force)

@@ -1,0 +1,240 @@
+"""`pipeline encode`: shards + vocab.txt -> static-masked BERT instances in NVIDIA's HDF5 layout.
+
+Usage:
+    pipeline --lang hu encode                                   # seq 128, 20 predictions
+    pipeline --lang hu encode --max-seq 512 --max-pred 80
+    pipeline encode --input my_shards/ --vocab my_vocab/vocab.txt --output /tmp/out
+
+Reads DATA_DIR/LANG/sharded/ (`*_training_*.txt`, `*_test_*.txt`: one sentence per line, a
+blank line between documents) and the vocab DATA_DIR/LANG/vocab/ (its recorded case setting;
+a bare vocab.txt means cased), and writes one HDF5 per shard to
+DATA_DIR/LANG/hdf5_lower_case_{0,1}_seq_len_{L}_max_pred_{P}_masked_lm_prob_{p}_random_seed_{s}_dupe_factor_{d}[_wwm][_strip_accents]/{lang}wiki/
+(under --output instead of DATA_DIR/LANG when given). Each shard is one task: its instances
+depend only on the seed and the shard's name, whatever --workers.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+from pathlib import Path
+
+import click
+import numpy as np
+
+from pipeline.core.atomic import atomic_path
+from pipeline.core.errors import StageError
+from pipeline.core.inputs import resolve_input
+from pipeline.core.manifest import fingerprint_inputs, require_stage_output
+from pipeline.core.options import force_option
+from pipeline.core.registry import lang_dir, stage_dir
+from pipeline.core.runner import StageRun, Task
+from pipeline.encoding.hdf5_format import (DUPE_FACTOR, MASKED_LM_PROB, RANDOM_SEED, SHORT_SEQ_PROB,
+                                           output_folder_name)
+from vocab.spec import VocabError, VocabSpec, load_vocab
+
+log = logging.getLogger("pipeline")
+
+SHARD_PATTERNS = ("*_training_*.txt", "*_test_*.txt")
+# Recorded in the manifest's options: bump it when the instances written for the same inputs
+# change, so that finished runs of the old code are not taken for current ones.
+ENCODER_VERSION = 1
+BATCH_TOKENS = 1 << 16      # instances per batch x max_seq: bounds the batch's working memory
+
+
+def shard_seed(seed: int, shard_name: str) -> int:
+    """A 64-bit seed from the global seed and the shard's name (stable across runs and machines)."""
+    digest = hashlib.sha256(f"{seed}\0{shard_name}".encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+def find_shards(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        raise StageError(f"input {folder} does not exist: run `pipeline shard` first or check --input")
+    shards = sorted({p for pat in SHARD_PATTERNS for p in folder.glob(pat)
+                     if p.is_file() and not p.name.startswith(".")})
+    if not shards:
+        raise StageError(f"{folder} holds no shards (*_training_*.txt or *_test_*.txt): "
+                         "run `pipeline shard` first or point --input at a shard folder")
+    return shards
+
+
+def check_options(max_seq: int, max_pred: int, masked_lm_prob: float, dupe_factor: int,
+                  short_seq_prob: float) -> None:
+    if max_seq < 8:
+        raise StageError(f"--max-seq {max_seq} is too small: use at least 8 (BERT uses 128 and 512)")
+    if max_pred < 1:
+        raise StageError(f"--max-pred must be at least 1 (got {max_pred})")
+    if max_pred > max_seq - 3:
+        raise StageError(f"--max-pred {max_pred} is larger than a sequence of --max-seq {max_seq} "
+                         f"allows ({max_seq - 3} tokens besides [CLS] and two [SEP]): lower it, "
+                         "e.g. 20 for 128 or 80 for 512")
+    if not 0 < masked_lm_prob < 1:
+        raise StageError(f"--masked-lm-prob must be between 0 and 1 (got {masked_lm_prob})")
+    if dupe_factor < 1:
+        raise StageError(f"--dupe-factor must be at least 1 (got {dupe_factor})")
+    if not 0 <= short_seq_prob <= 1:
+        raise StageError(f"--short-seq-prob must be between 0 and 1 (got {short_seq_prob})")
+
+
+def resolve_vocab(data_dir, lang: str, vocab: str | os.PathLike | None) -> VocabSpec:
+    if vocab is None:
+        vocab_dir = stage_dir(data_dir, lang, "vocab")
+        require_stage_output(vocab_dir, "vocab")
+        vocab = vocab_dir
+    try:
+        return load_vocab(vocab)
+    except VocabError as exc:
+        raise StageError(str(exc)) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# One shard
+
+
+_WORDPIECE_CACHE: dict = {}
+
+
+def _wordpiece_for(spec: VocabSpec):
+    """One FastWordPiece per process and vocab: its character table and word cache carry over."""
+    from vocab.fast_wordpiece import FastWordPiece
+
+    key = (str(spec.vocab_file), spec.size, spec.lower_case, spec.strip_accents)
+    wp = _WORDPIECE_CACHE.get(key)
+    if wp is None:
+        _WORDPIECE_CACHE.clear()
+        wp = _WORDPIECE_CACHE[key] = FastWordPiece(spec)
+    return wp
+
+
+def encode_shard(shard: Path, out_file: Path, spec: VocabSpec, *, max_seq: int, max_pred: int,
+                 masked_lm_prob: float, dupe_factor: int, short_seq_prob: float, seed: int,
+                 whole_word_masking: bool = False) -> dict:
+    """Encode one shard into one HDF5 file (written atomically); returns its counts."""
+    # Imported here, not at the top: `pipeline --help` and the other stages need none of it.
+    from pipeline.encoding.instances import Corpus, plan_instances
+    from pipeline.encoding.masking import Masker
+    from pipeline.encoding.writer import InstanceFileWriter, chunk_rows
+
+    corpus = Corpus.from_file(shard, _wordpiece_for(spec))
+    if corpus.n_docs == 0:
+        raise StageError(f"shard {shard} holds no sentences (empty): remove it or rerun "
+                         "`pipeline shard`")
+    task_seed = shard_seed(seed, shard.stem)
+    plan = plan_instances(corpus, max_seq=max_seq, dupe_factor=dupe_factor,
+                          short_seq_prob=short_seq_prob, seed=task_seed)
+    masker = Masker(spec, max_seq=max_seq, max_pred=max_pred, masked_lm_prob=masked_lm_prob,
+                    whole_word=whole_word_masking)
+    rng = np.random.default_rng([task_seed & 0xFFFFFFFF, task_seed >> 32, 2])
+    rows = chunk_rows(max_seq)
+    batch = max(rows, (BATCH_TOKENS // max_seq) // rows * rows)   # whole HDF5 chunks per write
+    masked = 0
+    with atomic_path(out_file) as tmp:
+        with InstanceFileWriter(tmp, len(plan), max_seq, max_pred) as writer:
+            for start in range(0, len(plan), batch):
+                arrays = masker.make_batch(corpus.tokens, plan.take(slice(start, start + batch)), rng)
+                masked += int(np.count_nonzero(arrays["masked_lm_positions"]))
+                writer.write(arrays)
+    return {
+        "shard": shard.name, "file": out_file.name, "instances": len(plan),
+        "documents": corpus.n_docs, "sentences": corpus.n_sentences,
+        "tokens": int(len(corpus.tokens)), "text_bytes": shard.stat().st_size,
+        "random_next": int(plan.random_next.sum()), "masked": masked,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The stage
+
+
+def encode_task(shard: Path, files_dir: Path, spec: VocabSpec, settings: dict) -> dict:
+    """One task: one text shard into one HDF5 file."""
+    return encode_shard(shard, files_dir / f"{shard.stem}.hdf5", spec, **settings)
+
+
+def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=None, output=None,
+           force: bool = False, vocab=None, max_seq: int = 128, max_pred: int = 20,
+           masked_lm_prob: float = MASKED_LM_PROB, dupe_factor: int = DUPE_FACTOR,
+           short_seq_prob: float = SHORT_SEQ_PROB, seed: int = RANDOM_SEED,
+           whole_word_masking: bool = False) -> dict:
+    """Encode every shard into NVIDIA-layout HDF5; returns the summary (see module doc).
+
+    Usage: encode(data_dir="data", lang="hu", workers=2, max_seq=512, max_pred=80)
+    """
+    check_options(max_seq, max_pred, masked_lm_prob, dupe_factor, short_seq_prob)
+    if max_pred < round((max_seq - 3) * masked_lm_prob):
+        log.warning("encode: --max-pred %d caps full-length sequences below --masked-lm-prob %g "
+                    "(%d tokens would be masked)", max_pred, masked_lm_prob,
+                    round((max_seq - 3) * masked_lm_prob))
+    in_dir = resolve_input(data_dir, lang, "encode", input)
+    shards = find_shards(in_dir)
+    for s in shards:
+        if s.stat().st_size == 0:
+            raise StageError(f"shard {s} is empty: remove it or rerun `pipeline shard`")
+    spec = resolve_vocab(data_dir, lang, vocab)
+
+    name = output_folder_name(spec.lower_case, max_seq, max_pred, masked_lm_prob, seed,
+                              dupe_factor, whole_word_masking, spec.strip_accents, short_seq_prob)
+    root = (Path(output) if output is not None else lang_dir(data_dir, lang)) / name
+    files_dir = root / f"{lang}wiki"
+    options = {
+        "max_seq": max_seq, "max_pred": max_pred, "masked_lm_prob": masked_lm_prob,
+        "dupe_factor": dupe_factor, "short_seq_prob": short_seq_prob, "seed": seed,
+        "whole_word_masking": whole_word_masking, "lower_case": spec.lower_case,
+        "strip_accents": spec.strip_accents, "encoder_version": ENCODER_VERSION,
+    }
+    vocab_inputs = [spec.vocab_file] + [p for p in [spec.vocab_file.parent / "tokenizer_config.json"]
+                                        if p.is_file()]
+    run = StageRun("encode", root, options, fingerprint_inputs([in_dir, *vocab_inputs]), force=force,
+                   workers=workers)
+    if run.complete:
+        return run.skip()
+
+    settings = dict(max_seq=max_seq, max_pred=max_pred, masked_lm_prob=masked_lm_prob,
+                    dupe_factor=dupe_factor, short_seq_prob=short_seq_prob, seed=seed,
+                    whole_word_masking=whole_word_masking)
+    outputs = [files_dir / f"{s.stem}.hdf5" for s in shards]
+    tasks = [Task(s.name, s, outputs=(out,)) for s, out in zip(shards, outputs)]
+    work = functools.partial(encode_task, files_dir=files_dir, spec=spec, settings=settings)
+    infos = [info for _task, info in run.run_tasks(tasks, work, desc="encode", unit="shard")]
+    instances = sum(i["instances"] for i in infos)
+    summary = {
+        "shards": len(shards),
+        "instances": instances,
+        "training_instances": sum(i["instances"] for i in infos if "_training_" in i["shard"]),
+        "documents": sum(i["documents"] for i in infos),
+        "tokens": sum(i["tokens"] for i in infos),
+        "random_next_share": round(sum(i["random_next"] for i in infos) / max(1, instances), 4),
+        "output": str(files_dir),
+    }
+    return run.finish(summary, outputs=outputs,
+                      extra={"shards": infos, "vocab": str(spec.vocab_file.resolve())},
+                      shown={"output_bytes": sum(p.stat().st_size for p in outputs)})
+
+
+@click.command("encode")
+@click.option("--input", "input_", type=click.Path(path_type=Path), default=None,
+              help="Folder of *_training_*.txt / *_test_*.txt shards [default: DATA_DIR/LANG/sharded].")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder to create the hdf5_... folder in [default: DATA_DIR/LANG].")
+@click.option("--vocab", type=click.Path(path_type=Path), default=None,
+              help="vocab.txt or the vocab stage's folder [default: DATA_DIR/LANG/vocab].")
+@click.option("--max-seq", type=int, default=128, show_default=True, help="Sequence length L.")
+@click.option("--max-pred", type=int, default=20, show_default=True,
+              help="Most masked positions per instance P.")
+@click.option("--masked-lm-prob", type=float, default=MASKED_LM_PROB, show_default=True)
+@click.option("--dupe-factor", type=int, default=DUPE_FACTOR, show_default=True,
+              help="Passes over the documents, each with new masks and pairs.")
+@click.option("--short-seq-prob", type=float, default=SHORT_SEQ_PROB, show_default=True,
+              help="Share of instances with a shorter random target length.")
+@click.option("--seed", type=click.IntRange(min=0), default=RANDOM_SEED, show_default=True)
+@click.option("--whole-word-masking", is_flag=True, help="Mask all pieces of a word together.")
+@force_option
+@click.pass_obj
+def command(g, input_, output, vocab, max_seq, max_pred, masked_lm_prob, dupe_factor,
+            short_seq_prob, seed, whole_word_masking, force):
+    """Shards + vocab.txt -> static-masked BERT instances (NVIDIA HDF5), one file per shard."""
+    encode(**g.kwargs(), input=input_, output=output, force=force, vocab=vocab, max_seq=max_seq,
+           max_pred=max_pred, masked_lm_prob=masked_lm_prob, dupe_factor=dupe_factor,
+           short_seq_prob=short_seq_prob, seed=seed, whole_word_masking=whole_word_masking)

@@ -1,0 +1,201 @@
+"""`pipeline filter`: keep the documents that look like real running text of the language.
+
+TurkuNLP-style rules (pipeline/text/doc_rules.py) on each document's statistics: sentence and
+word counts, words per sentence, share of sentences without a word, punctuation, upper-case,
+digit and foreign-letter ratios, then langdetect (fixed seed) for the languages it knows;
+for any other language the check is skipped with one warning. Every threshold is an option.
+Defaults come from pipeline/text/languages/{lang}.json (hu has its own) or the generic ones; the
+alphabet of a language without one is learned from the corpus itself (a first pass counting
+letters). Rejections per reason go to OUTPUT/rejections.json and the summary line.
+`--invert` writes the rejected documents instead (default folder DATA_DIR/LANG/rejected/),
+with NAME.reasons.tsv beside each file saying why.
+
+Usage:
+    pipeline --lang hu filter                         # sentences/ -> filtered/
+    pipeline --lang uk filter --max-digit-ratio 0.3 --min-words 20
+    pipeline --lang hu filter --invert                # rejected/ for inspection
+    filter_documents(data_dir="data", lang="uk", workers=2)   # from Python
+"""
+from __future__ import annotations
+
+import functools
+import logging
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from pipeline.core.atomic import atomic_open, write_json_atomic
+from pipeline.core.inputs import text_io
+from pipeline.core.manifest import fingerprint_inputs
+from pipeline.core.options import force_option
+from pipeline.core.registry import lang_dir, validate_lang
+from pipeline.core.runner import StageRun, Task
+from pipeline.text import language_id
+from pipeline.text.doc_rules import (RULES, THRESHOLDS, DocStats, FilterSettings, alphabet_from_text,
+                                     default_settings, first_failure, learn_alphabet, letter_counts)
+from pipeline.text.documents import documents, format_documents, read_utf8
+
+log = logging.getLogger("pipeline")
+
+REJECTIONS = "rejections.json"
+
+
+def count_letters(path: Path) -> Counter:
+    return letter_counts(read_utf8(path))
+
+
+def filter_file(job: tuple[Path, Path], settings: FilterSettings, lang_codes, invert: bool) -> dict:
+    """One task: the documents of one sentence file, kept (or with invert, rejected) ones written."""
+    src, dst = job
+    kept, dropped, reasons_tsv = [], [], []
+    reasons = Counter()
+    n_docs = 0
+    for i, doc in enumerate(documents(read_utf8(src))):
+        n_docs += 1
+        reason = first_failure(DocStats.of(doc, settings.alphabet), settings)
+        if reason is None and lang_codes and settings.min_lang_prob > 0:
+            prob = language_id.language_prob(" ".join(doc), lang_codes)
+            if prob is not None and prob < settings.min_lang_prob:
+                reason = "language"
+        if reason is None:
+            kept.append(doc)
+        else:
+            reasons[reason] += 1
+            dropped.append(doc)
+            reasons_tsv.append(f"{i}\t{reason}\t{doc[0][:100]}\n")
+    data = format_documents(dropped if invert else kept).encode("utf-8")
+    if invert:
+        with atomic_open(reasons_file(dst)) as fh:
+            fh.writelines(reasons_tsv)
+    with atomic_open(dst, "wb") as fh:
+        fh.write(data)
+    return {"documents": n_docs, "kept": len(kept), "rejected": len(dropped),
+            "sentences": sum(map(len, dropped if invert else kept)),  # the ones written
+            "reasons": dict(reasons), "input_bytes": src.stat().st_size, "output_bytes": len(data)}
+
+
+def reasons_file(dst: Path) -> Path:
+    """NAME.reasons.tsv beside an --invert output file."""
+    return dst.with_name(dst.stem + ".reasons.tsv")
+
+
+def filter_documents(data_dir="data", lang="hu", workers=None, input=None, output=None,
+                     force=False, invert=False, alphabet=None, language_check=True,
+                     **thresholds) -> dict:
+    """Filter the sentence files of `lang`; return the summary dict.
+
+    `alphabet`: letters of the language as a string; None takes the language file's or learns
+    it from the input. `thresholds`: any FilterSettings field (min_words=..., ...).
+    """
+    lang = validate_lang(lang)
+    unknown = set(thresholds) - set(THRESHOLDS)
+    if unknown:
+        raise TypeError(f"unknown filter thresholds: {', '.join(sorted(unknown))}")
+    if output is None and invert:
+        output = lang_dir(data_dir, lang) / "rejected"
+    io = text_io(data_dir, lang, "filter", input, output)
+    settings = default_settings(lang)
+    settings = replace(settings, **{k: v for k, v in thresholds.items() if v is not None})
+    if alphabet:
+        settings = replace(settings, alphabet=alphabet_from_text(alphabet))
+    alphabet_source = "option" if alphabet else ("language file" if settings.alphabet else "learned")
+
+    lang_codes = language_id.langdetect_codes(lang) if language_check else None
+    options = {"lang": lang, "invert": invert, "language_check": language_check,
+               **settings.as_options()}
+    run = StageRun("filter", io.output, options, fingerprint_inputs([io.source]), force=force,
+                   workers=workers)
+    if run.complete:
+        return run.skip()
+
+    if language_check and lang_codes is None:
+        log.warning("filter: langdetect does not know %r (it knows 55 languages); "
+                    "the language check is skipped", lang)
+    if lang_codes and settings.min_lang_prob > 0:
+        language_id.prepare()  # load the profiles once, before the workers fork
+    if settings.alphabet is None:
+        counts = Counter()
+        for c in run.map(count_letters, io.files, desc="filter: alphabet", unit="file"):
+            counts.update(c)
+        settings = replace(settings, alphabet=learn_alphabet(counts))
+
+    tasks = [Task(dst.name, (src, dst), outputs=(dst,) + ((reasons_file(dst),) if invert else ()))
+             for src, dst in io.tasks_out()]
+    work = functools.partial(filter_file, settings=settings, lang_codes=lang_codes, invert=invert)
+    totals = {"files": len(tasks), "documents": 0, "kept": 0, "rejected": 0, "sentences": 0,
+              "input_bytes": 0, "output_bytes": 0}
+    reasons = Counter()
+    for _task, info in run.run_tasks(tasks, work, desc="filter", unit="file"):
+        for k in ("documents", "kept", "rejected", "sentences", "input_bytes", "output_bytes"):
+            totals[k] += info[k]
+        reasons.update(info["reasons"])
+    totals["rejections"] = {r: reasons[r] for r in RULES if reasons[r]}
+    totals["language_check"] = ("skipped (unknown to langdetect)" if language_check and lang_codes is None
+                                else "on" if language_check and settings.min_lang_prob > 0 else "off")
+    totals["seconds"] = run.seconds()
+    write_json_atomic(io.output / REJECTIONS, {
+        "documents": totals["documents"], "kept": totals["kept"], "rejected": totals["rejected"],
+        "reasons": totals["rejections"], "alphabet": "".join(sorted(settings.alphabet)),
+        "alphabet_source": alphabet_source, "settings": settings.as_options(),
+    })
+    outputs = [f for t in tasks for f in t.outputs[:1]]
+    if invert:
+        outputs += [reasons_file(d) for d in outputs]
+    return run.finish(totals, outputs=outputs + [io.output / REJECTIONS])
+
+
+THRESHOLD_HELP = {
+    "min_sentences": "Fewest sentences in a document.",
+    "min_words": "Fewest words in a document (CJK/Thai: characters).",
+    "min_words_per_sentence": "Lowest average words per sentence.",
+    "max_words_per_sentence": "Highest average words per sentence.",
+    "max_no_word_ratio": "Highest share of sentences without a letter.",
+    "max_punct_ratio": "Highest punctuation / non-space characters.",
+    "max_upper_ratio": "Highest upper-case / cased letters.",
+    "min_cased_for_upper": "Cased letters a document needs before the upper-case rule applies.",
+    "max_digit_ratio": "Highest digits / non-space characters.",
+    "max_foreign_ratio": "Highest share of letters outside the alphabet.",
+    "min_lang_prob": "Lowest langdetect probability of --lang (0 turns the check off).",
+}
+
+
+def _threshold_options(func):
+    """One CLI option per threshold: --min-words, --max-digit-ratio, ..."""
+    defaults = FilterSettings()
+    for name in reversed(THRESHOLDS):
+        default = getattr(defaults, name)
+        if isinstance(default, int):
+            kind = click.IntRange(min=0)
+        elif name.endswith("_ratio") or name == "min_lang_prob":
+            kind = click.FloatRange(0, 1)  # shares and probabilities
+        else:
+            kind = click.FloatRange(min=0)
+        func = click.option(f"--{name.replace('_', '-')}", name, type=kind, default=None,
+                            help=f"{THRESHOLD_HELP[name]} [default: {default}, unless "
+                                 "pipeline/text/languages/LANG.json sets it]")(func)
+    return func
+
+
+@click.command("filter")
+@click.option("--input", "input_", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Sentence files: a .txt file or a folder [default: DATA_DIR/LANG/sentences].")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder [default: DATA_DIR/LANG/filtered, with --invert .../rejected].")
+@click.option("--invert", is_flag=True, help="Write the rejected documents instead, for inspection.")
+@click.option("--alphabet", default=None,
+              help="Letters of the language [default: the language file's, else learned from the input].")
+@click.option("--language-check/--no-language-check", default=True, show_default=True,
+              help="Reject documents langdetect does not find in --lang (skipped for languages it does not know).")
+@_threshold_options
+@force_option
+@click.pass_obj
+def command(g, input_, output, invert, alphabet, language_check, force, **thresholds):
+    """Drop documents that are not running text of the language (TurkuNLP-style rules).
+
+    Counts per rejection reason go to OUTPUT/rejections.json and the summary line;
+    --invert writes the rejected documents (and NAME.reasons.tsv) for inspection.
+    """
+    filter_documents(**g.kwargs(), input=input_, output=output, force=force, invert=invert,
+                     alphabet=alphabet, language_check=language_check, **thresholds)

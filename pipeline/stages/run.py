@@ -1,0 +1,74 @@
+"""`pipeline run`: every stage in order, each resuming or skipping what is already done.
+
+Usage:
+    pipeline --lang hu run                              # download the latest huwiki dump
+    pipeline --lang hu run --dump data/sample/huwiki-sample.xml.bz2
+    pipeline --lang uk run --dump ukwiki.xml.xz --vocab-size 16000 --encode 128/20
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+import click
+
+from pipeline.core.registry import pipeline_stages
+from pipeline.encoding.hdf5_format import DUPE_FACTOR
+
+log = logging.getLogger("pipeline")
+
+
+def parse_encode_setting(ctx, param, values):
+    """`--encode 128/20` -> (128, 20); several may be given."""
+    settings = []
+    for value in values:
+        try:
+            seq, pred = (int(x) for x in value.split("/"))
+        except ValueError:
+            raise click.BadParameter(f"{value!r} is not SEQ/PRED, e.g. 128/20 or 512/80") from None
+        settings.append((seq, pred))
+    return tuple(settings)
+
+
+RUN_HELP = (f"Run {', '.join(s.name for s in pipeline_stages())} in order.\n\n"
+            "Finished stages are skipped in seconds; an interrupted one resumes where it stopped.")
+
+
+@click.command("run", help=RUN_HELP)
+@click.option("--dump", type=click.Path(dir_okay=False), default=None,
+              help="A local dump file instead of downloading one.")
+@click.option("--date", default="latest", show_default=True, help="Dump date to download.")
+@click.option("--vocab-size", type=click.IntRange(min=200), default=32000, show_default=True)
+@click.option("--num-shards", type=click.IntRange(min=1), default=None,
+              help="Training shards [default: the shard stage's].")
+@click.option("--encode", "encode_settings", multiple=True, default=("128/20", "512/80"),
+              show_default=True, callback=parse_encode_setting,
+              help="SEQ/PRED of an HDF5 set to write; repeat for several.")
+@click.option("--dupe-factor", type=click.IntRange(min=1), default=DUPE_FACTOR, show_default=True)
+@click.option("--no-encode", is_flag=True, help="Skip the encode stage (stop after the vocab).")
+@click.option("--force", is_flag=True, help="Redo every stage from scratch, even finished ones.")
+@click.pass_context
+def command(ctx, dump, date, vocab_size, num_shards, encode_settings, dupe_factor, no_encode, force):
+    group = ctx.parent.command
+    started = time.time()
+    # Options of `run` that belong to one stage; the order of the stages is the registry's.
+    stage_options = {
+        "download": {"dump": dump, "date": date},
+        "shard": {"num_shards": num_shards} if num_shards else {},
+        "vocab": {"vocab_size": vocab_size},
+    }
+
+    def invoke(name, **kwargs):
+        cmd = group.get_command(ctx, name)
+        if cmd is None:
+            raise click.UsageError(f"stage '{name}' is not available in this installation")
+        ctx.invoke(cmd, force=force, **kwargs)
+
+    for stage in pipeline_stages():
+        if stage.name != "encode":
+            invoke(stage.name, **stage_options.get(stage.name, {}))
+        elif not no_encode:
+            for seq, pred in encode_settings:
+                invoke("encode", max_seq=seq, max_pred=pred, dupe_factor=dupe_factor)
+    log.info("run: all stages done for %s in %.1f s (data in %s)", ctx.obj.lang,
+             time.time() - started, ctx.obj.data_dir / ctx.obj.lang)

@@ -1,0 +1,218 @@
+"""`pipeline shard`: training and test shards of whole documents, balanced by size.
+
+Two streaming passes over the filtered files, never the whole corpus in memory:
+1. per input file (in parallel, resumable): the size of each document and which are held out;
+2. one ordered pass that writes every shard at once. A document is held out for test when a
+   seeded hash of its text falls below --test-fraction (so the choice depends on the text and
+   the seed only). Shards are balanced by size: largest document first into the smallest
+   shard, planned from pass 1's sizes (one integer per document in memory, never the text).
+   A document is never split; inside a shard documents keep the corpus order. The output is
+   the same for any --workers.
+
+Writes DATA_DIR/LANG/sharded/{LANG}wiki_training_{i}.txt and {LANG}wiki_test_{i}.txt
+(one sentence per line, a blank line between documents) and a manifest with the counts per
+shard.
+
+Usage:
+    pipeline --lang hu shard                                # filtered/ -> sharded/
+    pipeline --lang hu shard --num-shards 64 --test-fraction 0.02
+    shard(data_dir="data", lang="hu", workers=2)            # from Python
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import heapq
+import logging
+import math
+from pathlib import Path
+
+import click
+import numpy as np
+
+from pipeline.core.atomic import atomic_open
+from pipeline.core.errors import StageError
+from pipeline.core.inputs import text_io
+from pipeline.core.manifest import fingerprint_inputs
+from pipeline.core.options import force_option
+from pipeline.core.registry import validate_lang
+from pipeline.core.report import progress
+from pipeline.core.runner import StageRun, Task
+from pipeline.text.documents import documents, read_utf8
+
+log = logging.getLogger("pipeline")
+
+MIN_AUTO_SHARDS = 16
+AUTO_SHARD_BYTES = 128 * 1000 * 1000  # above 16 shards, about this much text per training shard
+
+
+def doc_hash(doc_bytes: bytes, seed: int) -> int:
+    """A 64-bit hash of a document's bytes under `seed` (independent of order and process)."""
+    key = seed.to_bytes(8, "little", signed=True)
+    return int.from_bytes(hashlib.blake2b(doc_bytes, key=key, digest_size=8).digest(), "little")
+
+
+def is_test(h: int, test_fraction: float) -> bool:
+    return h < test_fraction * 2.0 ** 64
+
+
+def _doc_bytes(doc: list[str]) -> bytes:
+    return "\n".join(doc).encode("utf-8")
+
+
+def scan_file(path: Path, seed: int, test_fraction: float) -> dict:
+    """Pass 1 over one input file: each document's size, the held-out ones, the smallest hash."""
+    info = {"sizes": [], "test": [], "min_hash": None, "min_index": None}
+    for i, doc in enumerate(documents(read_utf8(path))):
+        data = _doc_bytes(doc)
+        h = doc_hash(data, seed)
+        info["sizes"].append(len(data) + 2)  # with its newline and the blank line after it
+        if is_test(h, test_fraction):
+            info["test"].append(i)
+        if info["min_hash"] is None or h < info["min_hash"]:
+            info["min_hash"], info["min_index"] = h, i
+    return info
+
+
+def assign_largest_first(sizes: np.ndarray, n_shards: int) -> np.ndarray:
+    """Shard of each document: largest first into the smallest shard (ties: earlier document,
+    lower shard index). Needs one size per document, never their text."""
+    shard_of = np.zeros(len(sizes), dtype=np.int32)
+    heap = [(0, i) for i in range(n_shards)]
+    for d in np.lexsort((np.arange(len(sizes)), -sizes)).tolist():
+        total, i = heap[0]
+        shard_of[d] = i
+        heapq.heapreplace(heap, (total + int(sizes[d]), i))
+    return shard_of
+
+
+def default_num_shards(train_bytes: int) -> int:
+    return max(MIN_AUTO_SHARDS, math.ceil(train_bytes / AUTO_SHARD_BYTES))
+
+
+class _ShardWriter:
+    """Appends documents to its shards, documents separated by a blank line."""
+
+    def __init__(self, stack: contextlib.ExitStack, paths: list[Path]):
+        self.paths = paths
+        self.files = [stack.enter_context(atomic_open(p, "wb")) for p in paths]
+        self.sizes = [0] * len(paths)
+        self.docs = [0] * len(paths)
+        self.sentences = [0] * len(paths)
+
+    def add(self, i: int, data: bytes, n_sentences: int) -> None:
+        fh = self.files[i]
+        if self.docs[i]:
+            fh.write(b"\n")
+            self.sizes[i] += 1
+        fh.write(data + b"\n")
+        self.sizes[i] += len(data) + 1
+        self.docs[i] += 1
+        self.sentences[i] += n_sentences
+
+    def table(self, split: str) -> list[dict]:
+        return [{"file": p.name, "split": split, "documents": d, "sentences": s, "bytes": b}
+                for p, d, s, b in zip(self.paths, self.docs, self.sentences, self.sizes)]
+
+
+def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
+          num_shards=None, test_fraction=0.01, seed=12345) -> dict:
+    """Write balanced training and test shards of whole documents; return the summary dict."""
+    lang = validate_lang(lang)
+    if num_shards is not None and num_shards < 1:
+        raise StageError(f"--num-shards must be at least 1 (got {num_shards})")
+    if not 0 <= test_fraction < 1:
+        raise StageError(f"--test-fraction must be at least 0 and below 1, e.g. 0.01 (got {test_fraction})")
+    io = text_io(data_dir, lang, "shard", input, output)
+    files, out_dir = io.files, io.output
+    options = {"lang": lang, "num_shards": num_shards, "test_fraction": test_fraction, "seed": seed}
+    run = StageRun("shard", out_dir, options, fingerprint_inputs([io.source]), force=force,
+                   workers=workers)
+    if run.complete:
+        return run.skip()
+
+    # Pass 1: document sizes and held-out documents per file.
+    scan = functools.partial(scan_file, seed=seed, test_fraction=test_fraction)
+    tasks = [Task(f"scan_{f.name}", f) for f in files]
+    infos = []
+    for _task, info in run.run_tasks(tasks, scan, desc="shard: scan", unit="file"):
+        info["sizes"] = np.asarray(info["sizes"], dtype=np.int64)  # 8 bytes a document, not ~36
+        infos.append(info)
+    counts = [len(i["sizes"]) for i in infos]
+    total_docs = sum(counts)
+    if total_docs == 0:
+        where = io.source
+        raise StageError(f"{where} holds no documents: check the filter stage's output (--input)")
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    sizes = np.concatenate([i["sizes"] for i in infos])
+    for info in infos:
+        del info["sizes"]
+    held_out = np.zeros(total_docs, dtype=bool)
+    for start, info in zip(starts.tolist(), infos):
+        held_out[[start + d for d in info["test"]]] = True
+    if not held_out.any() and test_fraction > 0 and total_docs >= 2:
+        # Hold out the document with the smallest hash, so that a test shard exists.
+        f = min((i for i in range(len(infos)) if counts[i]), key=lambda i: infos[i]["min_hash"])
+        held_out[starts[f] + infos[f]["min_index"]] = True
+    n_test = int(held_out.sum())
+    n_train = total_docs - n_test
+    if n_train == 0:
+        raise StageError(f"--test-fraction {test_fraction} holds out every document: use a smaller one")
+    wanted = num_shards or default_num_shards(int(sizes[~held_out].sum()))
+    n_train_shards = min(wanted, n_train)
+    if n_train_shards < wanted and num_shards:
+        log.warning("shard: only %d training documents, so %d training shards instead of %d",
+                    n_train, n_train_shards, wanted)
+    n_test_shards = min(n_test, max(1, round(n_train_shards * test_fraction))) if n_test else 0
+    shard_of = np.empty(total_docs, dtype=np.int32)
+    shard_of[~held_out] = assign_largest_first(sizes[~held_out], n_train_shards)
+    if n_test:
+        shard_of[held_out] = assign_largest_first(sizes[held_out], n_test_shards)
+    del sizes
+
+    # Pass 2: one ordered pass, every shard written at once, renamed into place at the end.
+    train_paths = [out_dir / f"{lang}wiki_training_{i}.txt" for i in range(n_train_shards)]
+    test_paths = [out_dir / f"{lang}wiki_test_{i}.txt" for i in range(n_test_shards)]
+    with contextlib.ExitStack() as stack:
+        train = _ShardWriter(stack, train_paths)
+        test = _ShardWriter(stack, test_paths) if test_paths else None
+        for start, path in zip(starts.tolist(), progress(files, desc="shard: write", unit="file",
+                                                         disable=len(files) <= 1)):
+            for di, doc in enumerate(documents(read_utf8(path))):
+                g = start + di
+                (test if held_out[g] else train).add(int(shard_of[g]), _doc_bytes(doc), len(doc))
+    table = train.table("training") + (test.table("test") if test else [])
+    summary = {
+        "documents": total_docs, "training_documents": n_train, "test_documents": n_test,
+        "training_shards": n_train_shards, "test_shards": n_test_shards,
+        "sentences": sum(r["sentences"] for r in table),
+        "output_bytes": sum(r["bytes"] for r in table),
+        "largest_shard_bytes": max(train.sizes), "smallest_shard_bytes": min(train.sizes),
+        "seconds": run.seconds(),
+    }
+    return run.finish(summary, outputs=train_paths + test_paths, extra={"shards": table})
+
+
+@click.command("shard")
+@click.option("--input", "input_", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Filtered sentence files: a .txt file or a folder [default: DATA_DIR/LANG/filtered].")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder [default: DATA_DIR/LANG/sharded].")
+@click.option("--num-shards", type=click.IntRange(min=1), default=None,
+              help=f"Training shards [default: {MIN_AUTO_SHARDS}, or one per ~128 MB of text if more; "
+                   "never more than the training documents].")
+@click.option("--test-fraction", type=click.FloatRange(0, 1, max_open=True), default=0.01,
+              show_default=True, help="Share of documents held out for the test shards.")
+@click.option("--seed", type=int, default=12345, show_default=True,
+              help="Seed of the document hash that picks the held-out documents.")
+@force_option
+@click.pass_obj
+def command(g, input_, output, num_shards, test_fraction, seed, force):
+    """Cut the filtered documents into balanced training and test shards.
+
+    Writes LANGwiki_training_I.txt and LANGwiki_test_I.txt: whole documents, largest first
+    into the smallest shard; held-out documents chosen by a seeded hash of their text.
+    """
+    shard(**g.kwargs(), input=input_, output=output, force=force, num_shards=num_shards,
+          test_fraction=test_fraction, seed=seed)

@@ -1,0 +1,81 @@
+"""`pipeline split`: one sentence per line, a blank line between documents.
+
+Hungarian (`--lang hu`) is split with quntoken (abbreviations such as "Dr.", "kb.", "stb."
+and dates such as "2021. jan. 5-én" stay inside their sentence); every other language with
+the rule-based splitter of pipeline/text/sentence_rules.py. A paragraph (input line) always
+ends a sentence. One task per input file, in parallel; file names are kept.
+
+Usage:
+    pipeline --lang hu split                       # formatted/ -> sentences/
+    pipeline --lang uk split --input DIR --output DIR
+    pipeline --lang hu split --splitter rules      # without quntoken
+
+    split(data_dir="data", lang="uk", workers=2)   # the same from Python; returns the summary
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import click
+
+from pipeline.core.atomic import atomic_open
+from pipeline.core.inputs import text_io
+from pipeline.core.manifest import fingerprint_inputs
+from pipeline.core.options import force_option
+from pipeline.core.registry import validate_lang
+from pipeline.core.runner import StageRun, Task
+from pipeline.text.documents import read_utf8
+from pipeline.text.splitting import SPLITTERS, resolve_splitter, split_text
+
+
+def split_file(job: tuple[Path, Path], lang: str, splitter: str) -> dict:
+    """One task: one formatted file into one file of sentences."""
+    src, dst = job
+    out, n_docs, n_sents = split_text(read_utf8(src), lang, splitter, src.name)
+    data = out.encode("utf-8")
+    with atomic_open(dst, "wb") as fh:
+        fh.write(data)
+    return {"documents": n_docs, "sentences": n_sents, "input_bytes": src.stat().st_size,
+            "output_bytes": len(data)}
+
+
+def split(data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
+          splitter="auto") -> dict:
+    """Split the formatted text of `lang` into sentences; return the summary dict."""
+    lang = validate_lang(lang)
+    kind = resolve_splitter(lang, splitter)
+    io = text_io(data_dir, lang, "split", input, output)
+    run = StageRun("split", io.output, {"lang": lang, "splitter": kind},
+                   fingerprint_inputs([io.source]), force=force, workers=workers)
+    if run.complete:
+        return run.skip()
+    tasks = [Task(dst.name, (src, dst), outputs=(dst,)) for src, dst in io.tasks_out()]
+    totals = {"files": len(tasks), "documents": 0, "sentences": 0, "input_bytes": 0, "output_bytes": 0}
+    work = functools.partial(split_file, lang=lang, splitter=kind)
+    for _task, info in run.run_tasks(tasks, work, desc="split", unit="file"):
+        for k in ("documents", "sentences", "input_bytes", "output_bytes"):
+            totals[k] += info[k]
+    totals["splitter"] = kind
+    totals["seconds"] = run.seconds()
+    return run.finish(totals, outputs=[t.outputs[0] for t in tasks])
+
+
+@click.command("split")
+@click.option("--input", "input_", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Formatted text: a .txt file or a folder [default: DATA_DIR/LANG/formatted].")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder [default: DATA_DIR/LANG/sentences].")
+@click.option("--splitter", type=click.Choice(SPLITTERS), default="auto", show_default=True,
+              help="auto: quntoken for hu, the rule-based splitter for every other language.")
+@force_option
+@click.pass_obj
+def command(g, input_, output, splitter, force):
+    """Split formatted text into one sentence per line, a blank line between documents.
+
+    Hungarian uses quntoken (abbreviations such as "kb.", dates such as "2021. jan. 5-én");
+    every other language a rule-based splitter for Latin, Cyrillic, Greek, CJK, Indic,
+    Arabic, Armenian, Ethiopic, Myanmar and Khmer punctuation, with per-language
+    abbreviations from pipeline/text/languages/LANG.json. Each input line ends a sentence.
+    """
+    split(**g.kwargs(), input=input_, output=output, force=force, splitter=splitter)

@@ -1,0 +1,315 @@
+"""`pipeline vocab`: a WordPiece vocab.txt trained for the language, with a quality report.
+
+Usage:
+    pipeline --lang hu vocab                                  # from DATA_DIR/hu/filtered
+    pipeline --lang uk vocab --vocab-size 16000 --model-type unigram
+    pipeline --lang hu vocab --lower-case                     # lower-cased, accents kept
+    pipeline vocab --input corpus/ --output /tmp/vocab --eval heldout.txt
+    pipeline --lang hu vocab --from-spm hu.model              # convert an existing model
+
+    build_vocab(data_dir="data", lang="hu", workers=2, vocab_size=32000)   # the API
+
+Steps (each a resumable task): (1) one streaming pass over all input: the alphabet after the
+case setting, a seeded sample of `--input-sentence-size` sentences and, unless test text is
+given, a seeded 2% held out for the report; the sample is split into words the way BERT
+splits; (2) sentencepiece training on those word counts; (3) conversion to vocab.txt with
+BERT's special tokens and every character as `c` and `##c`, plus tokenizer_config.json with
+the case setting; (4) the quality report on held-out sentences (the shard stage's test shards
+when present, or --eval, or the held-out slice). Output in DATA_DIR/LANG/vocab/: spm.model,
+spm.vocab, vocab.txt, tokenizer_config.json, vocab_report.json, manifest.json.
+"""
+from __future__ import annotations
+
+import functools
+import heapq
+import json
+import logging
+import os
+import shutil
+import time
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from pipeline.core.atomic import atomic_open, atomic_path, file_sha256, write_json_atomic
+from pipeline.core.errors import StageError
+from pipeline.core.inputs import list_text_files, resolve_output
+from pipeline.core.manifest import fingerprint_inputs, read_manifest, require_stage_output
+from pipeline.core.options import force_option
+from pipeline.core.registry import stage_dir, validate_lang
+from pipeline.core.runner import StageRun
+from vocab.convert import ConversionError, read_spm_pieces, to_wordpiece
+from vocab.normalizer import is_vocab_char
+from vocab.report import evaluate_vocab, format_table
+from vocab.sample import (EVAL_MAX_SENTENCES, HELDOUT_FRACTION, count_words, merge_smallest,
+                          read_sentences, scan_file, sentence_key, write_word_counts)
+from vocab.spec import NUM_SPECIALS, tokenizer_config
+from vocab.train import MODEL_TYPES, TrainingError, train_sentencepiece
+
+log = logging.getLogger("pipeline")
+
+SPM_MODEL = "spm.model"
+SPM_VOCAB = "spm.vocab"
+VOCAB_TXT = "vocab.txt"
+TOKENIZER_CONFIG = "tokenizer_config.json"
+REPORT = "vocab_report.json"
+DEFAULT_INPUT_SENTENCES = 1_000_000
+# sentencepiece keeps <unk> and `▁` among its pieces; neither becomes a vocab.txt line.
+SPM_EXTRA_PIECES = 2
+
+
+def _text_files_in(folder: Path, pattern: str = "*.txt") -> list[Path]:
+    """The stage's own files, top level only (never a subfolder of rejects or reports)."""
+    return [p for p in list_text_files(folder, pattern) if p.parent == folder]
+
+
+def _resolve_inputs(data_dir, lang, input, from_spm) -> tuple[list[Path], Path | None]:
+    """(input files, the path that identifies them); no files only for --from-spm without text."""
+    if input is not None:
+        return list_text_files(input), Path(input)
+    filtered = stage_dir(data_dir, lang, "filter")
+    if from_spm is not None and read_manifest(filtered) is None:
+        return [], None
+    require_stage_output(filtered, "filter")
+    return _text_files_in(filtered), filtered
+
+
+def _resolve_eval(data_dir, lang, input, eval_path) -> tuple[list[Path], str]:
+    """(eval files, description): --eval, else the test shards when the shard stage has
+    finished (only for the default input), else none (a slice of the input is held out)."""
+    if eval_path is not None:
+        return list_text_files(eval_path), f"--eval {eval_path}"
+    if input is None:
+        sharded = stage_dir(data_dir, lang, "shard")
+        if read_manifest(sharded) is not None:
+            tests = [p for p in sorted(sharded.glob("*_test_*.txt")) if not p.name.startswith(".")]
+            if tests:
+                return tests, f"test shards in {sharded}"
+    return [], ""
+
+
+def _pick_eval(files: list[Path], seed: int) -> list[str]:
+    """Up to EVAL_MAX_SENTENCES sentences of the eval files, a seeded choice (streaming)."""
+    keyed = ((sentence_key(s, seed), fi, li, s) for fi, f in enumerate(files)
+             for li, s in enumerate(read_sentences(f)))
+    return [c[3] for c in heapq.nsmallest(EVAL_MAX_SENTENCES, keyed)]
+
+
+def _scan(run: StageRun, files, work: Path, seed, sample_size, hold_out, eval_sentences,
+          lower_case, strip_accents) -> dict:
+    """Task 1: the full pass (alphabet, sample, held-out), then the sample's word counts."""
+    exclude = frozenset(sentence_key(s, seed) for s in eval_sentences)
+    scan = functools.partial(_scan_one, seed=seed, sample_size=sample_size, hold_out=hold_out,
+                             exclude=exclude, lower_case=lower_case, strip_accents=strip_accents)
+    alphabet: set[str] = set()
+    sample: list = []
+    heldout: list = []
+    sentences = heldout_total = 0
+    for res in run.map(scan, list(enumerate(files)), desc="vocab: scan", unit="file"):
+        sentences += res.sentences
+        heldout_total += res.heldout_total
+        alphabet |= res.alphabet
+        sample = merge_smallest(sample, res.sample, sample_size)
+        heldout = merge_smallest(heldout, res.heldout, EVAL_MAX_SENTENCES)
+    if hold_out:
+        eval_sentences = [c[3] for c in heldout]
+    texts = [c[3] for c in sample]
+    del sample, heldout
+    # Word counts of the sample, in chunks over the workers (sums do not depend on order).
+    n_chunks = max(1, min(len(texts) // 2000, 8 * max(1, run.workers or 1)))
+    chunks = [texts[i::n_chunks] for i in range(n_chunks)]
+    counts: Counter = Counter()
+    count = functools.partial(count_words, lower_case=lower_case, strip_accents=strip_accents)
+    for c in run.map(count, chunks, desc="vocab: split words", unit="chunk"):
+        counts.update(c)
+    distinct = write_word_counts(counts, work / "sample.tsv")
+    with open(work / "eval.txt", "w", encoding="utf-8") as fh:
+        fh.writelines(s + "\n" for s in eval_sentences)
+    with open(work / "alphabet.json", "w", encoding="utf-8") as fh:
+        json.dump(sorted(alphabet), fh, ensure_ascii=False)
+    return {"sentences": sentences, "sample_sentences": len(texts),
+            "sample_words": sum(counts.values()), "distinct_words": distinct,
+            "heldout_sentences": heldout_total if hold_out else 0,
+            "eval_sentences": len(eval_sentences), "alphabet": len(alphabet)}
+
+
+def _scan_one(item, **kw):
+    index, path = item
+    try:
+        return scan_file(path, index, **kw)
+    except UnicodeDecodeError:
+        raise StageError(f"{path} is not UTF-8 text: give UTF-8 .txt files") from None
+
+
+def _check_options(vocab_size, model_type, input_sentence_size, character_coverage, from_spm):
+    if vocab_size < NUM_SPECIALS + 100:
+        raise StageError(f"--vocab-size {vocab_size} is too small: BERT's special tokens take "
+                         f"{NUM_SPECIALS} ids; use at least {NUM_SPECIALS + 100} (typically 16000-64000)")
+    if model_type not in MODEL_TYPES:
+        raise StageError(f"--model-type {model_type!r} is not one of {', '.join(MODEL_TYPES)}")
+    if input_sentence_size < 1:
+        raise StageError("--input-sentence-size must be at least 1")
+    if not 0 < character_coverage <= 1:
+        raise StageError(f"--character-coverage {character_coverage} must be in (0, 1], e.g. 0.9999")
+    if from_spm is not None and not Path(from_spm).is_file():
+        raise StageError(f"--from-spm {from_spm} is not a file: give a sentencepiece .model file")
+
+
+def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
+                vocab_size=32000, model_type="bpe", input_sentence_size=DEFAULT_INPUT_SENTENCES,
+                character_coverage=0.9999, seed=12345, lower_case=False, strip_accents=False,
+                from_spm=None, eval_path=None) -> dict:
+    """Train (or convert with from_spm) the vocab of `lang`; return the summary dict."""
+    lang = validate_lang(lang)
+    _check_options(vocab_size, model_type, input_sentence_size, character_coverage, from_spm)
+    files, input_root = _resolve_inputs(data_dir, lang, input, from_spm)
+    eval_files, eval_source = _resolve_eval(data_dir, lang, input, eval_path)
+    out = resolve_output(data_dir, lang, "vocab", output)
+    options = {"lang": lang, "vocab_size": vocab_size, "model_type": model_type,
+               "input_sentence_size": input_sentence_size,
+               "character_coverage": character_coverage, "seed": seed,
+               "lower_case": bool(lower_case), "strip_accents": bool(strip_accents),
+               "from_spm": None if from_spm is None else {"path": str(from_spm),
+                                                          "sha256": file_sha256(from_spm)},
+               # Only an explicit --eval is an option: test shards that appear after a finished
+               # run must not make `pipeline run` refuse to skip this stage.
+               "eval": None if eval_path is None else str(eval_path)}
+    if from_spm is not None:
+        options = {k: v for k, v in options.items()
+                   if k not in ("model_type", "input_sentence_size", "character_coverage")}
+    fp = fingerprint_inputs([p for p in (input_root, eval_path) if p is not None])
+    run = StageRun("vocab", out, options, fp, force=force, workers=workers)
+    if run.complete:
+        return run.skip()
+    work = run.work_dir
+
+    # 1. The full pass over the input.
+    if not run.task_done("scan"):
+        t0 = time.time()
+        eval_sentences = _pick_eval(eval_files, seed) if eval_files else []
+        if files:
+            info = _scan(run, files, work, seed, 0 if from_spm else input_sentence_size,
+                         hold_out=not eval_files, eval_sentences=eval_sentences,
+                         lower_case=lower_case, strip_accents=strip_accents)
+        else:
+            (work / "eval.txt").write_text("".join(s + "\n" for s in eval_sentences), encoding="utf-8")
+            info = {"sentences": 0, "eval_sentences": len(eval_sentences), "alphabet": None}
+        if info["eval_sentences"] and not eval_source:
+            eval_source = f"{HELDOUT_FRACTION:.0%} of the input held out (seed {seed})"
+        info["eval_source"] = eval_source
+        info["seconds"] = round(time.time() - t0, 3)
+        run.mark_done("scan", info)
+    scan_info = run.task_info("scan")
+    if files and scan_info["sample_sentences"] == 0 and from_spm is None:
+        if scan_info["sentences"]:
+            raise StageError(
+                f"all {scan_info['sentences']:,} sentences in {input_root} also occur in the "
+                f"held-out text ({scan_info.get('eval_source') or eval_source}), which is never "
+                "trained on: give more text, or other held-out text with --eval")
+        raise StageError(f"no sentences to train on in {input_root}: check --input "
+                         "(one sentence a line, UTF-8)")
+
+    # 2. sentencepiece, on exactly the sample drawn above.
+    if not run.task_done("train"):
+        t0 = time.time()
+        if from_spm is not None:
+            with atomic_path(out / SPM_MODEL) as tmp:
+                shutil.copyfile(from_spm, tmp)
+        else:
+            log.info("vocab: training %s on %s words (%s distinct) from %s sentences", model_type,
+                     f"{scan_info['sample_words']:,}", f"{scan_info['distinct_words']:,}",
+                     f"{scan_info['sample_sentences']:,}")
+            try:
+                model = train_sentencepiece(work / "sample.tsv", work / "spm",
+                                            vocab_size - NUM_SPECIALS + SPM_EXTRA_PIECES,
+                                            model_type, character_coverage, seed)
+            except TrainingError as exc:
+                raise StageError(str(exc)) from None
+            os.replace(work / "spm.vocab", out / SPM_VOCAB)
+            os.replace(model, out / SPM_MODEL)
+        run.mark_done("train", {"seconds": round(time.time() - t0, 3)})
+    train_seconds = run.task_info("train")["seconds"]
+
+    # 3. WordPiece vocab.txt and the case setting beside it.
+    if not run.task_done("convert"):
+        try:
+            pieces = read_spm_pieces(out / SPM_MODEL)
+        except ConversionError as exc:
+            raise StageError(str(exc)) from None
+        if files:
+            alphabet = set(json.loads((work / "alphabet.json").read_text(encoding="utf-8")))
+        else:
+            log.warning("vocab: no input text (no filtered output, no --input): the alphabet "
+                        "comes from the model's pieces only")
+            alphabet = {c for p in pieces for c in p.lstrip("\u2581") if is_vocab_char(c)}
+        try:
+            tokens, conv = to_wordpiece(pieces, alphabet, vocab_size, lower_case, strip_accents)
+        except ConversionError as exc:
+            raise StageError(str(exc)) from None
+        with atomic_open(out / VOCAB_TXT) as fh:
+            fh.writelines(t + "\n" for t in tokens)
+        write_json_atomic(out / TOKENIZER_CONFIG, tokenizer_config(lower_case, strip_accents))
+        run.mark_done("convert", conv.as_dict() | {"vocab_size": len(tokens)})
+    conv_info = run.task_info("convert")
+    if conv_info["vocab_size"] < vocab_size:
+        log.warning("vocab: warning: %s tokens, fewer than --vocab-size %s: the input has too "
+                    "little text for that many pieces", f"{conv_info['vocab_size']:,}", f"{vocab_size:,}")
+
+    # 4. The quality report, with the tokenizer encode will use.
+    eval_sentences = list(read_sentences(work / "eval.txt"))
+    rep = evaluate_vocab(out, eval_sentences, source=scan_info.get("eval_source", ""))
+    rep["settings"] = options
+    rep["input"] = {k: v for k, v in scan_info.items() if k not in ("eval_source", "seconds")}
+    rep["scan_seconds"] = scan_info["seconds"]
+    rep["conversion"] = conv_info
+    rep["train_seconds"] = train_seconds
+    write_json_atomic(out / REPORT, rep)
+    if eval_sentences:
+        log.info("vocab: quality on held-out sentences\n%s", format_table(rep))
+    else:
+        log.warning("vocab: no held-out sentences to measure the vocab on (give --eval PATH)")
+
+    case = ("lower-cased" if lower_case else "cased") + (", accents stripped" if strip_accents else "")
+    summary = {"vocab_size": conv_info["vocab_size"], "case": case,
+               "unk_tokens": f"{100 * rep['unk_token_share']:.4f}%",
+               "subwords_per_word": round(rep["subwords_per_word"], 4),
+               "sentences": scan_info.get("sentences", 0),
+               "sample_sentences": scan_info.get("sample_sentences", 0),
+               "train_seconds": train_seconds}
+    outputs = [out / n for n in (SPM_MODEL, SPM_VOCAB, VOCAB_TXT, TOKENIZER_CONFIG, REPORT)
+               if (out / n).is_file()]
+    return run.finish(summary, outputs=outputs)
+
+
+@click.command("vocab")
+@click.option("--input", "input_", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Sentences, one a line: a .txt file or a folder [default: DATA_DIR/LANG/filtered].")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder [default: DATA_DIR/LANG/vocab].")
+@click.option("--vocab-size", type=click.IntRange(min=NUM_SPECIALS + 100), default=32000,
+              show_default=True, help="Lines of vocab.txt, special tokens included.")
+@click.option("--model-type", type=click.Choice(MODEL_TYPES), default="bpe", show_default=True)
+@click.option("--input-sentence-size", type=click.IntRange(min=1), default=DEFAULT_INPUT_SENTENCES,
+              show_default=True, help="Sentences in the seeded training sample.")
+@click.option("--character-coverage", type=click.FloatRange(0, 1, min_open=True),
+              default=0.9999, show_default=True,
+              help="sentencepiece's coverage; rarer characters still get c and ##c.")
+@click.option("--seed", type=int, default=12345, show_default=True)
+@click.option("--lower-case", is_flag=True, help="Lower-case the text (accents are kept).")
+@click.option("--strip-accents", is_flag=True,
+              help="Strip accents (with or without --lower-case), as BERT's normaliser does.")
+@click.option("--from-spm", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="Convert this sentencepiece model instead of training one.")
+@click.option("--eval", "eval_path", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Held-out sentences for the report [default: the test shards, else a seeded "
+                   "2% of the input].")
+@force_option
+@click.pass_obj
+def command(g, input_, output, vocab_size, model_type, input_sentence_size, character_coverage,
+            seed, lower_case, strip_accents, from_spm, eval_path, force):
+    """Train a WordPiece vocab.txt (sentencepiece BPE/unigram) and report its quality."""
+    build_vocab(**g.kwargs(), input=input_, output=output, force=force, vocab_size=vocab_size,
+                model_type=model_type, input_sentence_size=input_sentence_size,
+                character_coverage=character_coverage, seed=seed, lower_case=lower_case,
+                strip_accents=strip_accents, from_spm=from_spm, eval_path=eval_path)

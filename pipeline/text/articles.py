@@ -1,0 +1,110 @@
+"""Articles in and out of wikiextractor: which pages are articles, their wikitext turned into
+text with wikiextractor's own Extractor, and reading what extract wrote.
+
+Usage:
+    known = namespace_names(reader.siteinfo); page_namespace(page, reader.siteinfo) == "0"
+    info = extract_pages((path, urlbase, template_prefix, known, [(id, revid, title, wikitext)]))
+    for title, paragraphs in read_articles(path): ...   # JSON lines or classic <doc> blocks
+
+Extracted text holds one paragraph per line and section headings as lines starting "## ".
+Templates are not expanded: expansion needs the dump's Template: pages in memory in every
+worker and a second pass over the dump, and what it adds to plain text is mostly infobox and
+navigation-box residue; they are dropped, as wikiextractor --no-templates does.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Iterator
+
+from pipeline.core.atomic import atomic_open
+from pipeline.core.errors import StageError
+
+# Canonical (English) namespace names, valid on every wiki besides the local names.
+CANONICAL_NAMESPACES = {
+    -2: "Media", -1: "Special", 1: "Talk", 2: "User", 3: "User talk", 4: "Project", 5: "Project talk",
+    6: "File", 7: "File talk", 8: "MediaWiki", 9: "MediaWiki talk", 10: "Template",
+    11: "Template talk", 12: "Help", 13: "Help talk", 14: "Category", 15: "Category talk",
+    100: "Portal", 828: "Module",
+}
+EXTRA_PREFIXES = {"Image", "Image talk", "Wikipedia", "WP"}
+
+
+def namespace_names(siteinfo) -> set[str]:
+    """Every namespace prefix of the wiki: its local names and the canonical English ones."""
+    names = {n for n in siteinfo.namespaces.values() if n}
+    names |= set(CANONICAL_NAMESPACES.values()) | EXTRA_PREFIXES
+    return names
+
+
+def page_namespace(page, siteinfo) -> str:
+    """The page's <ns>; very old exports have none, then the title's prefix decides."""
+    if page.ns:
+        return page.ns
+    prefix, colon, _ = page.title.partition(":")
+    if colon:
+        for key, name in siteinfo.namespaces.items():
+            if name and name == prefix:
+                return str(key)
+    return "0"
+
+
+def extract_pages(job: tuple) -> dict:
+    """Turn pages into one JSON-lines file (atomic); returns its counts.
+
+    job: (output path, urlbase, template prefix, known namespace names, pages), each page an
+    (id, revid, title, wikitext) tuple. A page wikiextractor fails on is counted, never fatal.
+    """
+    from wikiextractor.extract import Extractor
+
+    logging.getLogger("wikiextractor").setLevel(logging.ERROR)
+    path, urlbase, template_prefix, known, pages = job
+    written = empty = failed = 0
+    with atomic_open(path) as out:
+        for pid, revid, title, text in pages:
+            extractor = Extractor(pid, revid, urlbase, title, [text], templatePrefix=template_prefix,
+                                  knownNamespaces=known, keepSections=True)
+            try:
+                paragraphs = extractor.clean_text(text, mark_headers=True, expand_templates=False,
+                                                  html_safe=False)
+            except Exception:  # noqa: BLE001 - one pathological page must not sink a whole dump
+                failed += 1
+                continue
+            body = "\n".join(p for p in paragraphs if p.strip())
+            if not any(p.strip() and not p.startswith("## ") for p in paragraphs):
+                empty += 1
+                continue
+            record = {"id": pid, "revid": revid, "url": extractor.url, "title": title, "text": body}
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            written += 1
+    return {"articles": written, "empty": empty, "failed": failed, "bytes": Path(path).stat().st_size}
+
+
+def read_articles(path: Path) -> Iterator[tuple[str, list[str]]]:
+    """Yield (title, [paragraph lines]) from a wikiextractor file, JSON lines or <doc> blocks."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = None
+            for lineno, line in enumerate(fh, 1):
+                if doc is None and line.startswith("{"):
+                    try:
+                        rec = json.loads(line)
+                        yield rec.get("title", ""), rec["text"].split("\n")
+                    except (json.JSONDecodeError, KeyError, AttributeError):
+                        raise StageError(f"{path} line {lineno} is not a wikiextractor JSON record "
+                                         "with a 'text' field: is --input the output of extract?") from None
+                elif line.startswith("<doc ") or line.startswith("<doc>"):
+                    doc = []
+                elif line.startswith("</doc>") and doc is not None:
+                    title = doc[0] if doc else ""
+                    yield title, doc[1:]
+                    doc = None
+                elif doc is not None:
+                    doc.append(line.rstrip("\n"))
+                elif line.strip():
+                    raise StageError(f"{path} line {lineno} is neither wikiextractor JSON nor a <doc> "
+                                     "block: is --input the output of extract?")
+    except UnicodeDecodeError as exc:
+        raise StageError(f"{path} is not UTF-8 text (bad byte at offset {exc.start}): "
+                         "is --input the output of extract?") from None

@@ -1,0 +1,61 @@
+"""Sentence splitting of formatted text: quntoken for Hungarian, the rule-based splitter
+(pipeline/text/sentence_rules.py) for every other language. A paragraph (input line) always
+ends a sentence; quntoken is only asked where sentences end, and a file whose quntoken output
+cannot be aligned with its input is split with the rules instead (never losing text).
+
+Usage:
+    kind = resolve_splitter("hu", "auto")                    # "quntoken"
+    text, n_docs, n_sentences = split_text(formatted_text, "hu", kind)
+"""
+from __future__ import annotations
+
+import logging
+
+from pipeline.core.errors import StageError
+
+from .documents import format_documents
+
+SPLITTERS = ("auto", "quntoken", "rules")
+QUNTOKEN_LANGS = {"hu"}
+log = logging.getLogger("pipeline")
+
+
+def resolve_splitter(lang: str, splitter: str) -> str:
+    """The splitter `auto` means for `lang`: quntoken for Hungarian, the rules otherwise."""
+    if splitter not in SPLITTERS:
+        raise StageError(f"--splitter must be one of {', '.join(SPLITTERS)} (got {splitter!r})")
+    if splitter == "auto":
+        return "quntoken" if lang in QUNTOKEN_LANGS else "rules"
+    return splitter
+
+
+def split_text(text: str, lang: str, splitter: str, name: str = "") -> tuple[str, int, int]:
+    """Split formatted text (paragraph per line, blank line between documents).
+
+    Returns the output text, its number of documents and of sentences.
+    """
+    per_line = None
+    if splitter == "quntoken":
+        from .quntoken import QuntokenMisaligned, split_paragraphs
+
+        try:
+            per_line = split_paragraphs(text)
+        except QuntokenMisaligned as exc:  # never lose text: this file gets the rules instead
+            log.warning("split: %s; %s is split with the rule-based splitter", exc, name or "a file")
+    if per_line is None:
+        from .sentence_rules import SentenceSplitter
+
+        rules = SentenceSplitter.for_language(lang)
+        per_line = [rules.split(line) for line in text.split("\n")]
+    docs: list[list[str]] = []
+    doc: list[str] = []
+    for line, sentences in zip(text.split("\n"), per_line):
+        if not line.strip():
+            if doc:
+                docs.append(doc)
+                doc = []
+            continue
+        doc.extend(sentences)
+    if doc:
+        docs.append(doc)
+    return format_documents(docs), len(docs), sum(len(d) for d in docs)

@@ -1,0 +1,51 @@
+"""Running the trainer from tests: its argv from keyword options (plain or --deepspeed), its
+log, a subprocess environment."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "trainer" / "run_pretraining.py"
+ZERO1 = ROOT / "trainer" / "configs" / "ds_zero1.json"
+
+
+def base_args(shards, cfg, out, vocab=None, **kw):
+    """run_pretraining.py's argv: a tiny fp32 CPU run of 8 steps unless `kw` says otherwise."""
+    opts = {"bert_config": cfg, "input_dir": shards, "output_dir": out, "train_batch_size": 8,
+            "max_steps": 8, "log_every": 1, "checkpoint_every": 4, "learning_rate": 1e-2,
+            "warmup_proportion": 0.1, "seed": 3, "device": "cpu", "tensorboard": False, **kw}
+    if vocab:
+        opts["vocab_file"] = vocab
+    argv = []
+    for k, v in opts.items():
+        if k == "tensorboard":
+            argv.append("--tensorboard" if v else "--no-tensorboard")
+        elif v is True:
+            argv.append(f"--{k}")
+        elif v is not False and v is not None:
+            argv += [f"--{k}", str(v)]
+    return argv
+
+
+def read_log(out):
+    return [json.loads(line) for line in (Path(out) / "train_log.jsonl").read_text().splitlines()]
+
+
+def env(**extra):
+    """The environment of a trainer subprocess: one intra-op thread, the repo importable."""
+    e = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT), **extra)
+    e.pop("WIKI2BERT_TRACEBACK", None)
+    return e
+
+
+def deepspeed_args(shards, cfg, out, **kw):
+    """run_pretraining.py's argv for a tiny --deepspeed run (ZeRO-1, bf16) of 4 steps."""
+    opts = {"bert_config": cfg, "input_dir": shards, "output_dir": out, "train_batch_size": 4,
+            "max_steps": 4, "log_every": 1, "checkpoint_every": 2, "learning_rate": 1e-2,
+            "seed": 5, "device": "cpu", "deepspeed_config": ZERO1, **kw}
+    out = ["--deepspeed", "--no-tensorboard"]
+    for k, v in opts.items():
+        out += [f"--{k}"] if v is True else [f"--{k}", str(v)]
+    return out

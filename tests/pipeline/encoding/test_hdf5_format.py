@@ -1,0 +1,68 @@
+"""The HDF5 contract: the file check every reader uses, NVIDIA's label rule, the folder name."""
+from __future__ import annotations
+
+import h5py
+import numpy as np
+import pytest
+
+from pipeline.encoding.hdf5_format import (DATASETS, FileShape, HDF5FormatError, check_file,
+                                           masked_lm_labels, output_folder_name)
+
+FOLDER = "hdf5_lower_case_0_seq_len_128_max_pred_20_masked_lm_prob_0.15_random_seed_12345_dupe_factor_5"
+
+
+def write(path, n=4, L=16, P=3, skip=(), **override):
+    with h5py.File(path, "w") as f:
+        for key, (dtype, width) in DATASETS.items():
+            if key in skip:
+                continue
+            shape = (n,) if width is None else (n, L if width == "L" else P)
+            f[key] = override.get(key, np.zeros(shape, dtype=dtype))
+    return path
+
+
+def test_a_file_of_the_contract_passes_and_tells_its_shape(tmp_path):
+    assert check_file(write(tmp_path / "a.hdf5", n=5, L=32, P=4)) == FileShape(5, 32, 4)
+    # other writers' integer widths are accepted
+    wide = {k: np.zeros((3, 8) if w else (3,), dtype=np.int64) for k, (_, w) in DATASETS.items()}
+    assert check_file(write(tmp_path / "b.hdf5", n=3, L=8, P=8, **wide)).num_samples == 3
+
+
+@pytest.mark.parametrize("kind,message", [
+    ("text", "not a readable HDF5 file"),
+    ("missing", "lacks masked_lm_ids"),
+    ("float", "expected an integer array of rank 2"),
+    ("rank", "expected an integer array of rank 1"),
+    ("shapes", "inconsistent shapes"),
+])
+def test_files_off_the_contract_are_refused_with_the_reason(tmp_path, kind, message):
+    path = tmp_path / "x.hdf5"
+    if kind == "text":
+        path.write_text("hello")
+    elif kind == "missing":
+        write(path, skip=("masked_lm_ids",))
+    elif kind == "float":
+        write(path, input_ids=np.zeros((4, 16), dtype=np.float32))
+    elif kind == "rank":
+        write(path, next_sentence_labels=np.zeros((4, 2), dtype=np.int8))
+    else:
+        write(path, segment_ids=np.zeros((4, 15), dtype=np.int8))
+    with pytest.raises(HDF5FormatError, match=message) as err:
+        check_file(path)
+    assert str(path) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_labels_stop_at_the_first_zero_position():
+    positions = np.array([[1, 4, 7, 0], [2, 0, 5, 0], [0, 0, 0, 0]])
+    ids = np.array([[11, 14, 17, 0], [12, 99, 15, 0], [5, 5, 5, 5]])
+    assert masked_lm_labels(positions, ids).tolist() == [
+        [11, 14, 17, -1], [12, -1, -1, -1], [-1, -1, -1, -1]]
+
+
+def test_folder_name_carries_every_data_option():
+    assert output_folder_name(False, 128, 20, 0.15, 12345, 5) == FOLDER
+    assert output_folder_name(False, 128, 20) == FOLDER     # encode's defaults, from one place
+    assert output_folder_name(True, 512, 80, 0.15, 1, 10, whole_word=True, strip_accents=True) == (
+        "hdf5_lower_case_1_seq_len_512_max_pred_80_masked_lm_prob_0.15_random_seed_1_dupe_factor_10"
+        "_wwm_strip_accents")
+    assert output_folder_name(False, 128, 20, 0.15, 1, 5, short_seq_prob=0.2).endswith("_short_seq_prob_0.2")

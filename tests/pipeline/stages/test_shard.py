@@ -1,0 +1,152 @@
+"""`pipeline shard`: whole documents, balanced training shards, held-out test shards, the
+stage contract (determinism, resume, --force)."""
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline.stages import shard as sharding
+from pipeline.cli import cli
+from pipeline.stages.shard import shard
+from pipeline.text.documents import documents
+
+
+def make_corpus(folder: Path, n_files=5, docs_per_file=40, seed=0) -> list[str]:
+    """Filtered-style files with documents of varied size; returns the documents."""
+    rng = random.Random(seed)
+    folder.mkdir(parents=True)
+    all_docs = []
+    for f in range(n_files):
+        docs = []
+        for d in range(docs_per_file):
+            n = rng.choice([1, 2, 3, 5, 8, 20])
+            docs.append("\n".join(f"Dokumentum {f}-{d}, mondat {k}: {'szó ' * rng.randint(3, 30)}vége."
+                                  for k in range(n)))
+        (folder / f"AA_wiki_{f:02d}.txt").write_text("\n\n".join(docs) + "\n", encoding="utf-8")
+        all_docs += docs
+    (folder / "manifest.json").write_text('{"stage": "filter"}')
+    return all_docs
+
+
+def shard_docs(folder: Path, pattern: str) -> list[str]:
+    return ["\n".join(d) for p in sorted(folder.glob(pattern))
+            for d in documents(p.read_text(encoding="utf-8"))]
+
+
+def outputs(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.txt"))}
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    data = tmp_path / "data"
+    docs = make_corpus(data / "hu" / "filtered")
+    return data, docs
+
+
+def test_every_document_lands_whole_in_exactly_one_balanced_shard(corpus):
+    data, docs = corpus
+    summary = shard(data_dir=data, lang="hu", workers=1, num_shards=6, test_fraction=0.05)
+    out = data / "hu" / "sharded"
+    names = sorted(p.name for p in out.glob("*.txt"))
+    assert names == sorted([f"huwiki_training_{i}.txt" for i in range(6)] + ["huwiki_test_0.txt"])
+    train, test = shard_docs(out, "huwiki_training_*.txt"), shard_docs(out, "huwiki_test_*.txt")
+    assert Counter(train + test) == Counter(docs)
+    assert 1 <= len(test) <= 25 and summary["test_documents"] == len(test)
+    sizes = [p.stat().st_size for p in out.glob("huwiki_training_*.txt")]
+    largest_doc = max(len(d.encode()) for d in docs) + 2
+    assert max(sizes) - min(sizes) <= largest_doc
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sum(s["documents"] for s in manifest["shards"]) == len(docs)
+    assert summary["sentences"] == sum(d.count("\n") + 1 for d in docs)
+    for s in manifest["shards"]:
+        text = (out / s["file"]).read_text(encoding="utf-8")
+        assert text.endswith("\n") and "\n\n\n" not in text and s["bytes"] == len(text.encode())
+
+
+def test_held_out_documents_depend_on_text_and_seed_only(tmp_path):
+    docs = make_corpus(tmp_path / "a", n_files=2, docs_per_file=100)
+    shard(lang="hu", workers=1, input=tmp_path / "a", output=tmp_path / "o1", num_shards=3, test_fraction=0.1)
+    # the same documents in other files and order: the same documents held out
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "x.txt").write_text("\n\n".join(reversed(docs)) + "\n", encoding="utf-8")
+    shard(lang="hu", workers=1, input=tmp_path / "b", output=tmp_path / "o2", num_shards=5, test_fraction=0.1)
+    t1, t2 = shard_docs(tmp_path / "o1", "*test_*.txt"), shard_docs(tmp_path / "o2", "*test_*.txt")
+    assert sorted(t1) == sorted(t2) and 5 <= len(t1) <= 40
+    shard(lang="hu", workers=1, input=tmp_path / "a", output=tmp_path / "o3", num_shards=3,
+          test_fraction=0.1, seed=7)
+    assert sorted(shard_docs(tmp_path / "o3", "*test_*.txt")) != sorted(t1)
+
+
+def test_a_test_shard_exists_even_when_the_fraction_rounds_to_nothing(tmp_path):
+    make_corpus(tmp_path / "in", n_files=1, docs_per_file=10)
+    summary = shard(lang="uk", workers=1, input=tmp_path / "in", output=tmp_path / "o", test_fraction=0.001)
+    assert summary["test_documents"] == 1 and (tmp_path / "o" / "ukwiki_test_0.txt").is_file()
+    # more shards asked than documents: one document per shard, none empty
+    assert summary["training_shards"] == 9
+    assert all(p.stat().st_size > 0 for p in (tmp_path / "o").glob("*.txt"))
+    none = shard(lang="uk", workers=1, input=tmp_path / "in", output=tmp_path / "o0", test_fraction=0)
+    assert none["test_shards"] == 0 and not list((tmp_path / "o0").glob("*test*"))
+
+
+def test_workers_1_and_2_give_identical_bytes(corpus, tmp_path):
+    data, _ = corpus
+    src = data / "hu" / "filtered"
+    shard(lang="hu", workers=1, input=src, output=tmp_path / "w1", num_shards=4)
+    shard(lang="hu", workers=2, input=src, output=tmp_path / "w2", num_shards=4)
+    assert outputs(tmp_path / "w1") == outputs(tmp_path / "w2")
+
+
+def test_cli_rerun_resume_and_force(corpus, tmp_path, monkeypatch):
+    data, _ = corpus
+    runner = CliRunner()
+    args = ["--data-dir", str(data), "--lang", "hu", "--workers", "1", "shard", "--num-shards", "3"]
+    res = runner.invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    out = data / "hu" / "sharded"
+    clean = outputs(out)
+    mtimes = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    res = runner.invoke(cli, args)
+    assert "already done, nothing rewritten" in res.output
+    assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == mtimes
+
+    res = runner.invoke(cli, args[:-1] + ["5"])
+    assert res.exit_code == 1 and "num_shards: 3 -> 5" in res.output and "--force" in res.output
+    assert runner.invoke(cli, args[:-1] + ["5", "--force"]).exit_code == 0
+    assert len(list(out.glob("huwiki_training_*.txt"))) == 5
+
+    # killed while writing: no shard renamed, no manifest; the rerun gives the clean bytes
+    other = tmp_path / "o"
+    real = sharding._ShardWriter.add
+    calls = []
+
+    def dies(self, *a):
+        calls.append(1)
+        if len(calls) == 50:
+            raise KeyboardInterrupt
+        return real(self, *a)
+
+    monkeypatch.setattr(sharding._ShardWriter, "add", dies)
+    with pytest.raises(KeyboardInterrupt):
+        shard(lang="hu", workers=1, input=data / "hu" / "filtered", output=other, num_shards=3)
+    assert not list(other.glob("*.txt")) and not (other / "manifest.json").exists()
+    monkeypatch.setattr(sharding._ShardWriter, "add", real)
+    shard(lang="hu", workers=1, input=data / "hu" / "filtered", output=other, num_shards=3)
+    assert outputs(other) == clean
+
+
+def test_bad_options_and_inputs_give_one_clear_line(tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(cli, ["--data-dir", str(tmp_path), "shard"])
+    assert res.exit_code == 1 and "pipeline filter" in res.output
+    res = runner.invoke(cli, ["--data-dir", str(tmp_path), "shard", "--test-fraction", "1.5"])
+    assert res.exit_code == 2 and "--test-fraction" in res.output
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_bytes(b"ok\n\n\xc3\x28 bad\n")
+    res = runner.invoke(cli, ["shard", "--input", str(tmp_path / "in"), "--output", str(tmp_path / "o")])
+    assert res.exit_code == 1 and "not UTF-8" in res.output and "Traceback" not in res.output

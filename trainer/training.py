@@ -1,0 +1,316 @@
+"""The training loop: a Trainer holds the model, optimizer, data and run state.
+
+    trainer = Trainer(args)       # checks the input, joins the process group, builds, resumes
+    summary = trainer.train()     # up to max_steps (or steps_this_run); logs, evaluates, saves
+    trainer.env.shutdown()        # leave the process group
+
+One optimizer step is `gradient_accumulation_steps` micro-batches, the all-reduce only on the
+last one (DDP), or DeepSpeed's engine under --deepspeed. Everything a user can get wrong is
+checked before the process group exists, so all ranks fail alike with one TrainError.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import time
+from pathlib import Path
+
+import torch
+
+from trainer.checkpoint import (DS_TAG, CheckpointError, load_deepspeed_checkpoint, load_file,
+                                load_model_weights, load_trainer_state, read_meta,
+                                resolve_model_file, save_checkpoint, set_rng_state)
+from trainer.data import ShardedTrainData, eval_batches, find_shards
+from trainer.distributed import init_distributed, resolve_device
+from trainer.ds_settings import (deepspeed_settings, disable_ds_shm_comm, lamb_zero_warning,
+                                 shm_comm_disabled)
+from trainer.errors import TrainError
+from trainer.logging_utils import MetricsLogger, setup_logging
+from trainer.model import BertConfig, BertForPreTraining
+from trainer.optim import build_optimizer, build_scheduler
+from trainer.output_dir import copy_vocab, prepare_output_dir, write_run_info
+
+log = logging.getLogger("trainer")
+
+
+def resolve_precision(args, device: str) -> str:
+    precision = args.precision or ("bf16" if device == "cuda" else "fp32")
+    if precision == "fp16" and device != "cuda" and not args.deepspeed:
+        raise TrainError("--precision fp16 needs CUDA (loss scaling on GPU): use fp32 or bf16 on CPU")
+    return precision
+
+
+class Trainer:
+    """Holds the model, optimizer, data and run state; `train()` runs the loop."""
+
+    def __init__(self, args):
+        self.args = args
+        try:
+            device = resolve_device(args.device)
+        except ValueError as exc:  # e.g. --device cuda without a GPU
+            raise TrainError(str(exc)) from None
+        precision = resolve_precision(args, device)
+        ds_config = None
+        if args.deepspeed:
+            ds_config, precision = deepspeed_settings(args, precision, device)
+        self.precision = precision
+        try:
+            self.bert_config = BertConfig.from_json_file(args.bert_config)
+        except ValueError as exc:
+            raise TrainError(str(exc)) from None
+        if args.phase2 and not args.init_checkpoint:
+            raise TrainError("--phase2 needs --init_checkpoint")
+        self.phase = 2 if args.phase2 else 1
+        if args.phase2:  # a bad --init_checkpoint is found before output_dir is created
+            try:
+                resolve_model_file(args.init_checkpoint)
+            except CheckpointError as exc:
+                raise TrainError(str(exc)) from None
+        self.shards = find_shards(args.input_dir)
+        if self.shards.seq_len > self.bert_config.max_position_embeddings:
+            raise TrainError(f"the shards have seq_len {self.shards.seq_len} > the model's "
+                             f"max_position_embeddings {self.bert_config.max_position_embeddings}")
+        # Everything above is checked before any process group exists: all ranks fail alike.
+        self.env = init_distributed(device, force=args.deepspeed)
+        env = self.env
+        setup_logging(env.is_main)
+        self.out = Path(args.output_dir)
+        latest = prepare_output_dir(args, self.phase, env.is_main)
+        env.barrier()
+        self.vocab_size = copy_vocab(args.vocab_file, self.bert_config.vocab_size, self.out,
+                                     write=env.is_main)
+
+        torch.manual_seed(args.seed)  # the same initial weights on every rank
+        model = BertForPreTraining(self.bert_config)
+        if self.phase == 2 and latest is None:
+            try:
+                src = load_model_weights(model, args.init_checkpoint)
+            except CheckpointError as exc:
+                raise TrainError(str(exc)) from None
+            log.info("phase 2: weights from %s, fresh optimizer and schedule", src)
+        model.to(env.device)
+        self.model = model
+        self.optimizer = build_optimizer(model, args.optimizer, args.learning_rate, args.weight_decay)
+        make_sched = lambda opt: build_scheduler(opt, args.warmup_proportion, args.max_steps)  # noqa: E731
+        self.scheduler = make_sched(self.optimizer)
+        self.engine = None
+        self.ddp = None
+        if args.deepspeed:
+            if shm_comm_disabled():
+                disable_ds_shm_comm()
+            import deepspeed
+
+            uses_ds_opt = "optimizer" in ds_config
+            warning = lamb_zero_warning(ds_config, args.optimizer)
+            if warning and env.is_main:
+                log.warning(warning)
+            uses_ds_sched = "scheduler" in ds_config
+            self.engine, self.optimizer, _, self.scheduler = deepspeed.initialize(
+                model=model, config=ds_config,
+                model_parameters=model.parameters() if uses_ds_opt else None,
+                optimizer=None if uses_ds_opt else self.optimizer,
+                lr_scheduler=None if uses_ds_sched else make_sched)
+        elif env.world_size > 1:
+            self.ddp = torch.nn.parallel.DistributedDataParallel(
+                model, device_ids=[env.local_rank] if device == "cuda" else None)
+        self.scaler = torch.amp.GradScaler("cuda", enabled=(precision == "fp16" and not args.deepspeed))
+        self.autocast_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+        if args.deepspeed:
+            self.autocast_dtype = None  # DeepSpeed converts the model itself
+
+        self.step = 0
+        self.data = ShardedTrainData(self.shards.train, args.train_batch_size, args.seed,
+                                     env.rank, env.world_size, vocab_size=self.bert_config.vocab_size)
+        # Dropout streams differ per rank (never shared), fixed by the seed.
+        torch.manual_seed(args.seed + 1_000_003 * (env.rank + 1))
+        if latest is not None:
+            self.resume(latest)
+
+    # -- checkpoints -----------------------------------------------------------------------
+    def _model_state(self, tmp_dir):
+        if self.engine is not None and self.precision != "fp32":
+            try:  # the fp32 master weights, not the bf16 working copy
+                from deepspeed.utils.zero_to_fp32 import get_fp32_state_dict_from_zero_checkpoint
+                sd = get_fp32_state_dict_from_zero_checkpoint(str(tmp_dir), tag="deepspeed")
+                full = self.model.state_dict()
+                return {k: sd.get(k, v).detach().float().cpu() if torch.is_floating_point(v) else v.cpu()
+                        for k, v in full.items()}
+            except Exception as exc:  # e.g. ZeRO stage 0: no partitioned fp32 files
+                log.warning("model.pt from the %s module weights (%s)", self.precision, exc)
+        return {k: (v.detach().float() if torch.is_floating_point(v) else v).cpu()
+                for k, v in self.model.state_dict().items()}
+
+    def save(self):
+        state = {"step": self.step, "loader": self.data.state_dict(), "phase": self.phase}
+        if self.engine is None:
+            state.update(optimizer=self.optimizer.state_dict(),
+                         scheduler=self.scheduler.state_dict(), scaler=self.scaler.state_dict())
+        path = save_checkpoint(self.out, self.step, self.env,
+                               meta={"phase": self.phase, "bert_config": self.bert_config.to_dict()},
+                               model_state_fn=self._model_state, trainer_state=state,
+                               keep=self.args.keep_checkpoints, ds_engine=self.engine)
+        log.info("checkpoint %s", path)
+
+    def resume(self, ckpt):
+        meta = read_meta(ckpt)
+        state, rng = load_trainer_state(ckpt, self.env)
+        if self.engine is not None:
+            if not (ckpt / DS_TAG).is_dir():
+                raise TrainError(f"{ckpt} was not written under --deepspeed: resume without it")
+            load_deepspeed_checkpoint(self.engine, ckpt)
+        else:
+            if "optimizer" not in state:
+                raise TrainError(f"{ckpt} was written under --deepspeed: resume with --deepspeed")
+            self.model.load_state_dict(load_file(ckpt / "model.pt"))
+            self.optimizer.load_state_dict(state["optimizer"])
+            self.scheduler.load_state_dict(state["scheduler"])
+            self.scaler.load_state_dict(state["scaler"])
+        self.data.load_state_dict(state["loader"])
+        self.step = state["step"]
+        if rng is not None and meta["world_size"] == self.env.world_size:
+            set_rng_state(rng)
+        log.info("resumed from %s at step %d (epoch %d)", ckpt, self.step, self.data.epoch)
+
+    # -- one step --------------------------------------------------------------------------
+    def _forward(self, module, batch):
+        ctx = (torch.autocast(self.env.device.type, dtype=self.autocast_dtype)
+               if self.autocast_dtype is not None else contextlib.nullcontext())
+        with ctx:
+            return module(**batch)
+
+    def train_step(self, batches) -> tuple[float, float, float, float]:
+        """One optimizer step over the micro-batches; returns (loss, mlm, nsp, grad_norm)."""
+        accum = len(batches)
+        sums = torch.zeros(3, dtype=torch.float64)
+        grad_norm = float("nan")
+        for i, batch in enumerate(batches):
+            batch = {k: v.to(self.env.device, non_blocking=True) for k, v in batch.items()}
+            if self.engine is not None:
+                out = self._forward(self.engine, batch)
+                self.engine.backward(out.loss)  # DeepSpeed scales by 1/accum itself
+                self.engine.step()              # steps only at the accumulation boundary
+            else:
+                last = i == accum - 1
+                # the all-reduce runs only on the last micro-step
+                sync = self.ddp.no_sync() if (self.ddp is not None and not last) else contextlib.nullcontext()
+                with sync:
+                    out = self._forward(self.ddp or self.model, batch)
+                    self.scaler.scale(out.loss / accum).backward()
+            sums += torch.tensor([out.loss.item(), out.mlm_loss.item(), out.nsp_loss.item()],
+                                 dtype=torch.float64)
+        if self.engine is not None:
+            gn = self.engine.get_global_grad_norm()
+            grad_norm = float(gn) if gn is not None else float("nan")
+        else:
+            self.scaler.unscale_(self.optimizer)
+            if self.args.max_grad_norm > 0:
+                grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(),
+                                                                 self.args.max_grad_norm))
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+            self.scheduler.step()
+            self.optimizer.zero_grad(set_to_none=True)
+        loss, mlm, nsp = (sums / accum).tolist()
+        return loss, mlm, nsp, grad_norm
+
+    @property
+    def lr(self) -> float:
+        return float(self.optimizer.param_groups[0]["lr"])
+
+    # -- evaluation ------------------------------------------------------------------------
+    def evaluate(self) -> dict:
+        """MLM and NSP loss and accuracy on the held-out *test* shards (summed over ranks)."""
+        module = self.engine.module if self.engine is not None else self.model
+        module.eval()
+        # [mlm loss sum, mlm correct, mlm count, nsp loss sum, nsp correct, nsp count]
+        acc = torch.zeros(6, dtype=torch.float64)
+        bs = self.args.eval_batch_size or self.args.train_batch_size
+        with torch.no_grad():
+            for batch in eval_batches(self.shards.test, bs, self.env.rank, self.env.world_size,
+                                      self.args.eval_max_samples):
+                batch = {k: v.to(self.env.device) for k, v in batch.items()}
+                out = self._forward(module, batch)
+                m = out.mlm_labels.numel()
+                b = out.nsp_logits.shape[0]
+                acc += torch.tensor([
+                    out.mlm_loss.item() * m,
+                    (out.mlm_logits.argmax(-1) == out.mlm_labels).sum().item(), m,
+                    out.nsp_loss.item() * b,
+                    (out.nsp_logits.argmax(-1) == batch["next_sentence_labels"]).sum().item(), b,
+                ], dtype=torch.float64)
+        module.train()
+        acc = self.env.all_reduce_sum(acc.to(self.env.device)).cpu()
+        mlm_n, nsp_n = max(acc[2].item(), 1), max(acc[5].item(), 1)
+        res = {"eval_mlm_loss": acc[0].item() / mlm_n, "eval_mlm_acc": acc[1].item() / mlm_n,
+               "eval_nsp_loss": acc[3].item() / nsp_n, "eval_nsp_acc": acc[4].item() / nsp_n}
+        res["eval_loss"] = res["eval_mlm_loss"] + res["eval_nsp_loss"]
+        return res
+
+    # -- the loop --------------------------------------------------------------------------
+    def write_run_info(self):
+        if not self.env.is_main:
+            return
+        write_run_info(self.out, self.args, self.bert_config, world_size=self.env.world_size,
+                       precision=self.precision, phase=self.phase,
+                       global_batch_size=self.args.train_batch_size
+                       * self.args.gradient_accumulation_steps * self.env.world_size,
+                       device=str(self.env.device), train_files=len(self.shards.train),
+                       train_samples=self.data.order.total, seq_len=self.shards.seq_len,
+                       max_pred=self.shards.max_pred)
+
+    def train(self) -> dict:
+        args, env = self.args, self.env
+        self.write_run_info()
+        metrics = MetricsLogger(self.out, enabled=env.is_main, tensorboard=args.tensorboard)
+        metrics.truncate_after(self.step)
+        accum = args.gradient_accumulation_steps
+        end = args.max_steps if args.steps_this_run is None else min(
+            args.max_steps, self.step + args.steps_this_run)
+        if self.step >= end:
+            log.info("nothing to do: step %d already reached max_steps %d", self.step, args.max_steps)
+        it = iter(self.data)
+        window = torch.zeros(3, dtype=torch.float64)
+        window_steps, t0, last = 0, time.perf_counter(), {}
+        first_step = self.step
+        try:
+            while self.step < end:
+                batches = [next(it) for _ in range(accum)]
+                lr = self.lr
+                loss, mlm, nsp, gnorm = self.train_step(batches)
+                self.step += 1
+                window += torch.tensor([loss, mlm, nsp], dtype=torch.float64)
+                window_steps += 1
+                if self.step % args.log_every == 0 or self.step == end:
+                    mean = env.all_reduce_mean(window.to(env.device)).cpu() / window_steps
+                    dt = time.perf_counter() - t0
+                    last = {"loss": mean[0].item(), "mlm_loss": mean[1].item(),
+                            "nsp_loss": mean[2].item(), "lr": lr, "grad_norm": gnorm,
+                            "samples_per_sec": window_steps * accum * args.train_batch_size
+                            * env.world_size / dt, "epoch": self.data.epoch}
+                    if not all(math.isfinite(v) for v in (last["loss"],)):
+                        log.warning("step %d: loss is %s", self.step, last["loss"])
+                    metrics.log(self.step, last)
+                    log.info("step %d loss %.4f (mlm %.4f nsp %.4f) lr %.3g %.0f samples/s",
+                             self.step, last["loss"], last["mlm_loss"], last["nsp_loss"], lr,
+                             last["samples_per_sec"])
+                    window.zero_()
+                    window_steps, t0 = 0, time.perf_counter()
+                if args.eval_every and self.shards.test and self.step % args.eval_every == 0:
+                    ev = self.evaluate()
+                    metrics.log(self.step, ev, prefix="eval")
+                    log.info("step %d eval mlm %.4f (acc %.3f) nsp %.4f (acc %.3f)", self.step,
+                             ev["eval_mlm_loss"], ev["eval_mlm_acc"], ev["eval_nsp_loss"],
+                             ev["eval_nsp_acc"])
+                    t0 = time.perf_counter()
+                if self.step % args.checkpoint_every == 0 or self.step == end:
+                    self.save()
+                    t0 = time.perf_counter()
+        finally:
+            self.data.close()
+            metrics.close()
+        summary = {"step": self.step, "steps_this_run": self.step - first_step, **last}
+        if env.is_main:
+            log.info("done: step %d of %d, output in %s", self.step, args.max_steps, self.out)
+        return summary
+

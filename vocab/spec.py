@@ -1,0 +1,150 @@
+"""A WordPiece vocabulary on disk: vocab.txt, its case setting, and BERT's special tokens.
+
+The vocab folder holds `vocab.txt` (one token a line, the id is the line number) and
+`tokenizer_config.json` with the case setting (`do_lower_case`, `strip_accents`), the same file
+Hugging Face's BertTokenizerFast reads. A bare vocab.txt with no config beside it means cased.
+The special tokens sit where Google's BERT vocabs have them (`bert_specials()`); code reads
+their ids from the vocab (`spec.cls_id`, ...), never hard-codes them.
+
+Usage:
+    spec = load_vocab("data/hu/vocab")        # VocabError with a one-line reason if unusable
+    spec.tokens, spec.mask_id, spec.lower_case
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+TOKENIZER_CONFIG = "tokenizer_config.json"
+NUM_UNUSED = 99
+
+
+def bert_specials() -> list[str]:
+    """[PAD], [unused0..98], [UNK], [CLS], [SEP], [MASK]: ids 0..103 as in Google's vocabs."""
+    return ["[PAD]"] + [f"[unused{i}]" for i in range(NUM_UNUSED)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+NUM_SPECIALS = NUM_UNUSED + 5
+
+
+class VocabError(ValueError):
+    """The vocab file or folder is unusable; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class VocabSpec:
+    vocab_file: Path
+    tokens: tuple[str, ...]
+    lower_case: bool = False
+    strip_accents: bool = False
+
+    @property
+    def size(self) -> int:
+        return len(self.tokens)
+
+    def id_of(self, token: str) -> int:
+        return self._index[token]
+
+    @property
+    def _index(self) -> dict[str, int]:
+        idx = self.__dict__.get("_idx")
+        if idx is None:
+            idx = {t: i for i, t in enumerate(self.tokens)}
+            object.__setattr__(self, "_idx", idx)
+        return idx
+
+    @property
+    def pad_id(self) -> int:
+        return self.id_of("[PAD]")
+
+    @property
+    def unk_id(self) -> int:
+        return self.id_of("[UNK]")
+
+    @property
+    def cls_id(self) -> int:
+        return self.id_of("[CLS]")
+
+    @property
+    def sep_id(self) -> int:
+        return self.id_of("[SEP]")
+
+    @property
+    def mask_id(self) -> int:
+        return self.id_of("[MASK]")
+
+    def is_special(self, token: str) -> bool:
+        """[PAD] [UNK] [CLS] [SEP] [MASK] and the [unusedN] slots: never real word pieces."""
+        return token in SPECIAL_TOKENS or (token.startswith("[unused") and token.endswith("]"))
+
+
+def resolve_vocab_file(path: str | os.PathLike) -> Path:
+    path = Path(path)
+    vocab_file = path / "vocab.txt" if path.is_dir() else path
+    if not vocab_file.is_file():
+        raise VocabError(f"no vocab.txt at {path}: run `pipeline vocab` first or pass --vocab PATH")
+    return vocab_file
+
+
+def load_vocab(path: str | os.PathLike) -> VocabSpec:
+    """Read vocab.txt (or the folder holding it) and its recorded case setting; validate it."""
+    vocab_file = resolve_vocab_file(path)
+    try:
+        with open(vocab_file, encoding="utf-8") as fh:
+            tokens = tuple(line.rstrip("\n").rstrip("\r") for line in fh)
+    except UnicodeDecodeError:
+        raise VocabError(f"{vocab_file} is not UTF-8 text: give a WordPiece vocab.txt") from None
+    while tokens and tokens[-1] == "":
+        tokens = tokens[:-1]
+    if not tokens:
+        raise VocabError(f"{vocab_file} is empty: give a WordPiece vocab.txt")
+    missing = [t for t in SPECIAL_TOKENS if t not in tokens]
+    if missing:
+        raise VocabError(f"{vocab_file} lacks {', '.join(missing)}: not a BERT vocab; "
+                         "rebuild it with `pipeline vocab`")
+    if tokens[0] != "[PAD]":
+        raise VocabError(f"{vocab_file}: [PAD] must be id 0 (line 1), found {tokens[0]!r}; "
+                         "rebuild it with `pipeline vocab`")
+    seen: set[str] = set()
+    for i, t in enumerate(tokens):
+        if t in seen:
+            raise VocabError(f"{vocab_file}: token {t!r} appears twice (line {i + 1}); "
+                             "a WordPiece vocab needs distinct tokens")
+        seen.add(t)
+    lower_case, strip_accents = read_case_setting(vocab_file.parent)
+    return VocabSpec(vocab_file=vocab_file, tokens=tokens, lower_case=lower_case,
+                     strip_accents=strip_accents)
+
+
+def read_case_setting(folder: str | os.PathLike) -> tuple[bool, bool]:
+    """(lower_case, strip_accents) from tokenizer_config.json; cased when there is none."""
+    cfg_file = Path(folder) / TOKENIZER_CONFIG
+    if not cfg_file.is_file():
+        return False, False
+    with open(cfg_file, encoding="utf-8") as fh:
+        cfg = json.load(fh)
+    lower = bool(cfg.get("do_lower_case", False))
+    strip = cfg.get("strip_accents")
+    # Hugging Face reads strip_accents=None as "follow do_lower_case"; we write it explicitly.
+    strip = lower if strip is None else bool(strip)
+    return lower, strip
+
+
+def tokenizer_config(lower_case: bool, strip_accents: bool, model_max_length: int = 512) -> dict:
+    """The tokenizer_config.json that records the case setting for us and for transformers."""
+    return {
+        "tokenizer_class": "BertTokenizer",
+        "do_lower_case": bool(lower_case),
+        "strip_accents": bool(strip_accents),
+        "tokenize_chinese_chars": True,
+        "clean_up_tokenization_spaces": False,
+        "model_max_length": model_max_length,
+        "unk_token": "[UNK]",
+        "sep_token": "[SEP]",
+        "pad_token": "[PAD]",
+        "cls_token": "[CLS]",
+        "mask_token": "[MASK]",
+    }
