@@ -25,6 +25,9 @@ def write_json_atomic(path: str | os.PathLike, obj) -> None:
     """JSON to a temporary file beside `path`, then renamed: readers never see half a file."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; the run's files get the usual mode
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(obj, fh, ensure_ascii=False, indent=2, sort_keys=True)
