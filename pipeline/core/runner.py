@@ -18,10 +18,15 @@ Usage:
 
 A task counts as done when its marker exists and every file the task wrote (recorded in the
 marker) is still there; the marker holds the dict the task function returned.
+
+`expected_bytes` (the stage's estimate of what it will write, from its input) is checked
+against the free space of the output's disk before anything is written: one StageError line
+when it will not fit, instead of a full disk halfway through.
 """
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -34,10 +39,28 @@ from .atomic import file_sha256, remove_stale_temporaries, write_json_atomic
 from .errors import StageError
 from .executor import Ready, make_executor
 from .manifest import MANIFEST, read_manifest
-from .report import progress, report
+from .report import human_bytes, progress, report
 
 STATE_DIR = ".stage"  # options of the run in progress and one done marker per task
 _FINISHED = object()  # stands in for the result of a task an earlier run finished
+
+
+def check_free_space(stage: str, output: Path, expected_bytes: int) -> None:
+    """StageError when the disk of `output` has less room than `expected_bytes` minus what the
+    output folder already holds (a resumed run needs only the rest)."""
+    if expected_bytes <= 0:
+        return
+    existing = output
+    while not existing.exists():
+        existing = existing.parent
+    held = sum(p.stat().st_size for p in output.rglob("*") if p.is_file()) if output.is_dir() else 0
+    needed = expected_bytes - held
+    free = shutil.disk_usage(existing).free
+    if needed > free:
+        raise StageError(
+            f"{stage} will write about {human_bytes(needed)} to {output} but only "
+            f"{human_bytes(free)} are free there: free space (`pipeline clean --keep ...` removes "
+            "folders you no longer need) or give --output on another disk")
 
 
 @dataclass(frozen=True)
@@ -60,6 +83,8 @@ class StageRun:
     input_fingerprint: str = ""
     force: bool = False
     workers: int | None = None
+    expected_bytes: int = 0
+    rules: dict = field(default_factory=dict)  # the stage's rules version: other rules, redone
     manifest: dict | None = field(default=None, init=False)
     started: float = field(default_factory=time.time, init=False)
 
@@ -67,6 +92,9 @@ class StageRun:
         self.output = Path(self.output)
         self.options = json.loads(json.dumps(self.options, sort_keys=True, default=str))
         wanted = {"stage": self.name, "options": self.options, "input": self.input_fingerprint}
+        if self.rules:
+            wanted["rules"] = self.rules
+            self._redo_if_other_rules()
         existing = read_manifest(self.output)
         if existing is not None:
             same = {k: existing.get(k) for k in wanted} == wanted
@@ -86,9 +114,23 @@ class StageRun:
                 self._wipe()
         elif self.output.exists() and any(self.output.iterdir()) and self.force:
             self._wipe()
+        check_free_space(self.name, self.output, self.expected_bytes)
         remove_stale_temporaries(self.output)
         (self.output / STATE_DIR / "done").mkdir(parents=True, exist_ok=True)
         write_json_atomic(state_file, wanted)
+
+    def _redo_if_other_rules(self) -> None:
+        """Output (finished or not) made by other rules of this stage is removed, with a line."""
+        state_file = self.output / STATE_DIR / "run.json"
+        old = read_manifest(self.output)
+        if old is None and state_file.is_file():
+            with open(state_file, encoding="utf-8") as fh:
+                old = json.load(fh)
+        if old is not None and old.get("rules") != self.rules:
+            logging.getLogger("pipeline").warning(
+                "%s: %s was made by other rules (%s, now %s): redoing it", self.name, self.output,
+                old.get("rules") or "older rules", self.rules)
+            self._wipe()
 
     def _changed_message(self, old: dict, unfinished: bool = False) -> str:
         diffs = []
@@ -198,6 +240,8 @@ class StageRun:
         """Write the manifest (options, input fingerprint, outputs with sizes and checksums),
         remove the markers, print the summary line; return the summary (with `shown`, figures
         for the screen that the manifest does not keep)."""
+        # What an attempt killed mid-task left (a lost cluster worker; its task ran again).
+        remove_stale_temporaries(self.output)
         out_list = []
         for p in outputs:
             p = Path(p)
@@ -210,6 +254,7 @@ class StageRun:
             "stage": self.name,
             "options": self.options,
             "input": self.input_fingerprint,
+            **({"rules": self.rules} if self.rules else {}),
             "summary": summary,
             "outputs": out_list,
             "seconds": round(time.time() - self.started, 3),

@@ -6,7 +6,11 @@ digit and foreign-letter ratios, then langdetect (fixed seed) for the languages 
 for any other language the check is skipped with one warning. Every threshold is an option.
 Defaults come from pipeline/text/languages/{lang}.json (hu has its own) or the generic ones; the
 alphabet of a language without one is learned from the corpus itself (a first pass counting
-letters). Rejections per reason go to OUTPUT/rejections.json and the summary line.
+letters). Before the rules, lines (over 20 characters) that repeat an earlier line of the
+corpus go (boilerplate copied into many articles; pipeline/text/repeats.py: the first copy in
+document order stays, memory bounded per task; --keep-repeats switches it off); one-sentence
+documents are rejected by default (--min-sentences 1 keeps them). Rejections per reason, most
+frequent first, go to OUTPUT/rejections.json and the summary line.
 `--invert` writes the rejected documents instead (default folder DATA_DIR/LANG/rejected/),
 with NAME.reasons.tsv beside each file saying why.
 
@@ -32,29 +36,54 @@ from pipeline.core.manifest import fingerprint_inputs
 from pipeline.core.options import force_option
 from pipeline.core.registry import lang_dir, validate_lang
 from pipeline.core.runner import StageRun, Task
-from pipeline.text import language_id
-from pipeline.text.doc_rules import (RULES, THRESHOLDS, DocStats, FilterSettings, alphabet_from_text,
-                                     default_settings, first_failure, learn_alphabet, letter_counts)
+from pipeline.text import language_id, repeats
+from pipeline.text.doc_rules import (
+    THRESHOLDS,
+    DocStats,
+    FilterSettings,
+    alphabet_from_text,
+    default_settings,
+    first_failure,
+    learn_alphabet,
+    letter_counts,
+)
 from pipeline.text.documents import documents, format_documents, read_utf8
+from pipeline.text.versions import library_versions, stage_rules
 
 log = logging.getLogger("pipeline")
 
 REJECTIONS = "rejections.json"
+EXAMPLES_PER_REASON = 5   # first lines of rejected documents kept in rejections.json (`pipeline report`)
 
 
-def count_letters(path: Path) -> Counter:
-    return letter_counts(read_utf8(path))
+def scan_task(job: tuple[int, Path], work: Path | None, partitions: int, letters: bool) -> Counter | None:
+    """First pass over one file: its line hashes for the repeat search (when `work` is given),
+    its letter counts for a learned alphabet (when `letters`)."""
+    index, path = job
+    text = read_utf8(path)
+    if work is not None:
+        repeats.scan_file(text, index, work, partitions)
+    return letter_counts(text) if letters else None
 
 
-def filter_file(job: tuple[Path, Path], settings: FilterSettings, lang_codes, invert: bool) -> dict:
-    """One task: the documents of one sentence file, kept (or with invert, rejected) ones written."""
-    src, dst = job
+def filter_file(job: tuple[Path, Path, int], settings: FilterSettings, lang_codes, invert: bool,
+                repeat_dir: Path | None = None, partitions: int = 1) -> dict:
+    """One task: the documents of one sentence file without their repeated lines, kept (or with
+    invert, rejected) ones written."""
+    src, dst, index = job
+    repeated = repeats.repeated_lines(index, repeat_dir, partitions) if repeat_dir is not None else ()
     kept, dropped, reasons_tsv = [], [], []
     reasons = Counter()
-    n_docs = 0
+    examples: dict[str, list[str]] = {}
+    n_docs = line_no = repeated_count = 0
     for i, doc in enumerate(documents(read_utf8(src))):
         n_docs += 1
-        reason = first_failure(DocStats.of(doc, settings.alphabet), settings)
+        if repeated:
+            own = [line for j, line in enumerate(doc, line_no) if j not in repeated]
+            repeated_count += len(doc) - len(own)
+            line_no += len(doc)
+            doc = own
+        reason = "too_few_sentences" if not doc else first_failure(DocStats.of(doc, settings.alphabet), settings)
         if reason is None and lang_codes and settings.min_lang_prob > 0:
             prob = language_id.language_prob(" ".join(doc), lang_codes)
             if prob is not None and prob < settings.min_lang_prob:
@@ -64,7 +93,9 @@ def filter_file(job: tuple[Path, Path], settings: FilterSettings, lang_codes, in
         else:
             reasons[reason] += 1
             dropped.append(doc)
-            reasons_tsv.append(f"{i}\t{reason}\t{doc[0][:100]}\n")
+            reasons_tsv.append(f"{i}\t{reason}\t{doc[0][:100] if doc else ''}\n")
+            if doc and len(examples.setdefault(reason, [])) < EXAMPLES_PER_REASON:
+                examples[reason].append(" / ".join(doc[:2])[:300])
     data = format_documents(dropped if invert else kept).encode("utf-8")
     if invert:
         with atomic_open(reasons_file(dst)) as fh:
@@ -73,7 +104,9 @@ def filter_file(job: tuple[Path, Path], settings: FilterSettings, lang_codes, in
         fh.write(data)
     return {"documents": n_docs, "kept": len(kept), "rejected": len(dropped),
             "sentences": sum(map(len, dropped if invert else kept)),  # the ones written
-            "reasons": dict(reasons), "input_bytes": src.stat().st_size, "output_bytes": len(data)}
+            "reasons": dict(reasons), "examples": examples, "repeated_lines": repeated_count,
+            "input_bytes": src.stat().st_size,
+            "output_bytes": len(data)}
 
 
 def reasons_file(dst: Path) -> Path:
@@ -83,7 +116,7 @@ def reasons_file(dst: Path) -> Path:
 
 def filter_documents(data_dir="data", lang="hu", workers=None, input=None, output=None,
                      force=False, invert=False, alphabet=None, language_check=True,
-                     **thresholds) -> dict:
+                     drop_repeats=True, **thresholds) -> dict:
     """Filter the sentence files of `lang`; return the summary dict.
 
     `alphabet`: letters of the language as a string; None takes the language file's or learns
@@ -104,9 +137,9 @@ def filter_documents(data_dir="data", lang="hu", workers=None, input=None, outpu
 
     lang_codes = language_id.langdetect_codes(lang) if language_check else None
     options = {"lang": lang, "invert": invert, "language_check": language_check,
-               **settings.as_options()}
+               "drop_repeats": drop_repeats, **settings.as_options()}
     run = StageRun("filter", io.output, options, fingerprint_inputs([io.source]), force=force,
-                   workers=workers)
+                   workers=workers, expected_bytes=io.input_bytes(), rules=stage_rules("filter"))
     if run.complete:
         return run.skip()
 
@@ -115,39 +148,58 @@ def filter_documents(data_dir="data", lang="hu", workers=None, input=None, outpu
                     "the language check is skipped", lang)
     if lang_codes and settings.min_lang_prob > 0:
         language_id.prepare()  # load the profiles once, before the workers fork
-    if settings.alphabet is None:
+    pairs = io.tasks_out()
+    repeat_dir = run.work_dir if drop_repeats else None
+    partitions = repeats.partitions_for(sum(src.stat().st_size for src, _ in pairs))
+    learn = settings.alphabet is None
+    if learn or drop_repeats:
         counts = Counter()
-        for c in run.map(count_letters, io.files, desc="filter: alphabet", unit="file"):
-            counts.update(c)
-        settings = replace(settings, alphabet=learn_alphabet(counts))
+        scan = functools.partial(scan_task, work=repeat_dir, partitions=partitions, letters=learn)
+        for c in run.map(scan, list(enumerate(src for src, _ in pairs)), desc="filter: scan", unit="file"):
+            counts.update(c or {})
+        if learn:
+            settings = replace(settings, alphabet=learn_alphabet(counts))
+    if drop_repeats:
+        find = functools.partial(repeats.find_repeats, n_files=len(pairs), work=repeat_dir)
+        list(run.map(find, range(partitions), desc="filter: repeats", unit="part"))
 
-    tasks = [Task(dst.name, (src, dst), outputs=(dst,) + ((reasons_file(dst),) if invert else ()))
-             for src, dst in io.tasks_out()]
-    work = functools.partial(filter_file, settings=settings, lang_codes=lang_codes, invert=invert)
+    tasks = [Task(dst.name, (src, dst, index), outputs=(dst,) + ((reasons_file(dst),) if invert else ()))
+             for index, (src, dst) in enumerate(pairs)]
+    work = functools.partial(filter_file, settings=settings, lang_codes=lang_codes, invert=invert,
+                             repeat_dir=repeat_dir, partitions=partitions)
     totals = {"files": len(tasks), "documents": 0, "kept": 0, "rejected": 0, "sentences": 0,
               "input_bytes": 0, "output_bytes": 0}
     reasons = Counter()
+    examples: dict[str, list[str]] = {}
+    repeated = 0
     for _task, info in run.run_tasks(tasks, work, desc="filter", unit="file"):
         for k in ("documents", "kept", "rejected", "sentences", "input_bytes", "output_bytes"):
             totals[k] += info[k]
+        repeated += info.get("repeated_lines", 0)
         reasons.update(info["reasons"])
-    totals["rejections"] = {r: reasons[r] for r in RULES if reasons[r]}
+        for reason, lines in info.get("examples", {}).items():
+            kept = examples.setdefault(reason, [])
+            kept.extend(lines[:EXAMPLES_PER_REASON - len(kept)])
+    totals["rejections"] = {r: reasons[r] for r, _ in reasons.most_common()}
+    totals["repeated_lines"] = repeated
     totals["language_check"] = ("skipped (unknown to langdetect)" if language_check and lang_codes is None
                                 else "on" if language_check and settings.min_lang_prob > 0 else "off")
     totals["seconds"] = run.seconds()
     write_json_atomic(io.output / REJECTIONS, {
         "documents": totals["documents"], "kept": totals["kept"], "rejected": totals["rejected"],
-        "reasons": totals["rejections"], "alphabet": "".join(sorted(settings.alphabet)),
+        "reasons": totals["rejections"], "repeated_lines": repeated, "examples": examples,
+        "alphabet": "".join(sorted(settings.alphabet)),
         "alphabet_source": alphabet_source, "settings": settings.as_options(),
     })
     outputs = [f for t in tasks for f in t.outputs[:1]]
     if invert:
         outputs += [reasons_file(d) for d in outputs]
-    return run.finish(totals, outputs=outputs + [io.output / REJECTIONS])
+    return run.finish(totals, outputs=outputs + [io.output / REJECTIONS],
+                      extra={"libraries": library_versions("filter")})
 
 
 THRESHOLD_HELP = {
-    "min_sentences": "Fewest sentences in a document.",
+    "min_sentences": "Fewest sentences in a document (1 keeps one-sentence stubs).",
     "min_words": "Fewest words in a document (CJK/Thai: characters).",
     "min_words_per_sentence": "Lowest average words per sentence.",
     "max_words_per_sentence": "Highest average words per sentence.",
@@ -186,16 +238,19 @@ def _threshold_options(func):
 @click.option("--invert", is_flag=True, help="Write the rejected documents instead, for inspection.")
 @click.option("--alphabet", default=None,
               help="Letters of the language [default: the language file's, else learned from the input].")
+@click.option("--drop-repeats/--keep-repeats", default=True, show_default=True,
+              help="Drop lines (over 20 characters) that repeat an earlier line of the corpus.")
 @click.option("--language-check/--no-language-check", default=True, show_default=True,
               help="Reject documents langdetect does not find in --lang (skipped for languages it does not know).")
 @_threshold_options
 @force_option
 @click.pass_obj
-def command(g, input_, output, invert, alphabet, language_check, force, **thresholds):
+def command(g, input_, output, invert, alphabet, drop_repeats, language_check, force, **thresholds):
     """Drop documents that are not running text of the language (TurkuNLP-style rules).
 
     Counts per rejection reason go to OUTPUT/rejections.json and the summary line;
     --invert writes the rejected documents (and NAME.reasons.tsv) for inspection.
     """
     filter_documents(**g.kwargs(), input=input_, output=output, force=force, invert=invert,
-                     alphabet=alphabet, language_check=language_check, **thresholds)
+                     alphabet=alphabet, language_check=language_check, drop_repeats=drop_repeats,
+                     **thresholds)

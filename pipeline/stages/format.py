@@ -16,6 +16,7 @@ no paragraph are dropped and counted. An input file that yields no article write
 """
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -28,6 +29,7 @@ from pipeline.core.options import force_option
 from pipeline.core.runner import StageRun, Task
 from pipeline.text.articles import read_articles
 from pipeline.text.cleaning import format_article
+from pipeline.text.versions import library_versions, stage_rules
 
 
 def input_files(path: Path) -> list[Path]:
@@ -48,15 +50,16 @@ def format_file(job: tuple[Path, Path]) -> dict:
     src, dst = job
     docs = paragraphs = empty = 0
     chunks = []
+    dropped = Counter()
     for _title, lines in read_articles(src):
-        paras = format_article(lines)
+        paras = format_article(lines, dropped)
         if not paras:
             empty += 1
             continue
         chunks.append("\n".join(paras) + "\n")
         docs += 1
         paragraphs += len(paras)
-    info = {"documents": docs, "paragraphs": paragraphs, "empty": empty,
+    info = {"documents": docs, "paragraphs": paragraphs, "empty": empty, "dropped": dict(dropped),
             "input_bytes": src.stat().st_size, "bytes": 0, "written": bool(docs)}
     if docs:
         with atomic_open(dst) as fh:
@@ -76,15 +79,19 @@ def format_corpus(*, data_dir="data", lang="hu", workers=None, input=None, outpu
     names = [flat_name(src_root, f, strip_suffixes=(".json", ".jsonl", ".txt")) for f in files]
     if len(set(names)) != len(names):
         raise StageError(f"input files under {src_root} map to the same output name: give a flat folder")
-    run = StageRun("format", out, {}, fingerprint_inputs([src_root]), force=force, workers=workers)
+    run = StageRun("format", out, {}, fingerprint_inputs([src_root]), force=force, workers=workers,
+                   expected_bytes=sum(f.stat().st_size for f in files),   # cleaning only shrinks
+                   rules=stage_rules("format"))
     if run.complete:
         return run.skip()
     tasks = [Task(n, (f, out / n), outputs=(out / n,)) for f, n in zip(files, names)]
     totals = {"documents": 0, "paragraphs": 0, "empty": 0, "input_bytes": 0, "bytes": 0}
     outputs = []
+    dropped = Counter()
     for task, info in run.run_tasks(tasks, format_file, desc="format", unit="file"):
         for k in totals:
             totals[k] += info[k]
+        dropped.update(info["dropped"])
         if info["written"]:
             outputs.append(task.outputs[0])
     if totals["documents"] == 0:
@@ -94,11 +101,12 @@ def format_corpus(*, data_dir="data", lang="hu", workers=None, input=None, outpu
         "paragraphs": totals["paragraphs"],
         "files": len(outputs),
         "dropped": {"empty_articles": totals["empty"]},
+        "dropped_paragraphs": dict(dropped.most_common()),
         "input_bytes": totals["input_bytes"],
         "output_bytes": totals["bytes"],
         "seconds": run.seconds(),
     }
-    return run.finish(summary, outputs)
+    return run.finish(summary, outputs, extra={"libraries": library_versions("format")})
 
 
 @click.command("format")

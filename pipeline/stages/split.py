@@ -2,8 +2,11 @@
 
 Hungarian (`--lang hu`) is split with quntoken (abbreviations such as "Dr.", "kb.", "stb."
 and dates such as "2021. jan. 5-én" stay inside their sentence); every other language with
-the rule-based splitter of pipeline/text/sentence_rules.py. A paragraph (input line) always
-ends a sentence. One task per input file, in parallel; file names are kept.
+the rule-based splitter of pipeline/text/sentence_rules.py, with the language file's
+abbreviations and those learned from the first MB of the input (Punkt's statistics,
+pipeline/text/abbreviations.py; listed in the manifest). No sentence ends inside brackets or
+quotes. A paragraph (input line) always ends a sentence. One task per input file, in
+parallel; file names are kept.
 
 Usage:
     pipeline --lang hu split                       # formatted/ -> sentences/
@@ -25,14 +28,18 @@ from pipeline.core.manifest import fingerprint_inputs
 from pipeline.core.options import force_option
 from pipeline.core.registry import validate_lang
 from pipeline.core.runner import StageRun, Task
+from pipeline.text.abbreviations import learn_abbreviations
 from pipeline.text.documents import read_utf8
 from pipeline.text.splitting import SPLITTERS, resolve_splitter, split_text
+from pipeline.text.versions import library_versions, stage_rules
+
+ABBREVIATION_SAMPLE_BYTES = 1_000_000  # characters, in fact: enough for an abbreviation seen 3 times
 
 
-def split_file(job: tuple[Path, Path], lang: str, splitter: str) -> dict:
+def split_file(job: tuple[Path, Path], lang: str, splitter: str, learned: frozenset = frozenset()) -> dict:
     """One task: one formatted file into one file of sentences."""
     src, dst = job
-    out, n_docs, n_sents = split_text(read_utf8(src), lang, splitter, src.name)
+    out, n_docs, n_sents = split_text(read_utf8(src), lang, splitter, src.name, learned)
     data = out.encode("utf-8")
     with atomic_open(dst, "wb") as fh:
         fh.write(data)
@@ -47,18 +54,36 @@ def split(data_dir="data", lang="hu", workers=None, input=None, output=None, for
     kind = resolve_splitter(lang, splitter)
     io = text_io(data_dir, lang, "split", input, output)
     run = StageRun("split", io.output, {"lang": lang, "splitter": kind},
-                   fingerprint_inputs([io.source]), force=force, workers=workers)
+                   fingerprint_inputs([io.source]), force=force, workers=workers,
+                   expected_bytes=io.input_bytes() * 21 // 20,   # + a newline per sentence
+                   rules=stage_rules("split"))
     if run.complete:
         return run.skip()
     tasks = [Task(dst.name, (src, dst), outputs=(dst,)) for src, dst in io.tasks_out()]
     totals = {"files": len(tasks), "documents": 0, "sentences": 0, "input_bytes": 0, "output_bytes": 0}
-    work = functools.partial(split_file, lang=lang, splitter=kind)
+    learned = learn_from_sample(io.files) if kind == "rules" else frozenset()
+    work = functools.partial(split_file, lang=lang, splitter=kind, learned=learned)
     for _task, info in run.run_tasks(tasks, work, desc="split", unit="file"):
         for k in ("documents", "sentences", "input_bytes", "output_bytes"):
             totals[k] += info[k]
     totals["splitter"] = kind
     totals["seconds"] = run.seconds()
-    return run.finish(totals, outputs=[t.outputs[0] for t in tasks])
+    return run.finish(totals, outputs=[t.outputs[0] for t in tasks],
+                      extra={"learned_abbreviations": sorted(learned),
+                             "libraries": library_versions("split")})
+
+
+def learn_from_sample(files: list[Path]) -> frozenset[str]:
+    """Abbreviations learned from the first ABBREVIATION_SAMPLE_BYTES of the input, in file
+    order: the same set whatever --workers, at a cost that does not grow with the corpus."""
+    sample, size = [], 0
+    for path in files:
+        if size >= ABBREVIATION_SAMPLE_BYTES:
+            break
+        text = read_utf8(path)[:ABBREVIATION_SAMPLE_BYTES - size]
+        sample.append(text)
+        size += len(text)
+    return learn_abbreviations("\n".join(sample))
 
 
 @click.command("split")

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import json
 import logging
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
 from pipeline.core.atomic import atomic_open
 from pipeline.core.errors import StageError
+
+from .wikitext import WikitextRewriter
 
 # Canonical (English) namespace names, valid on every wiki besides the local names.
 CANONICAL_NAMESPACES = {
@@ -50,32 +53,58 @@ def page_namespace(page, siteinfo) -> str:
     return "0"
 
 
+def dropped_link_prefixes(siteinfo) -> frozenset[str]:
+    """The local names of the file and category namespaces: links to them are not text."""
+    return frozenset(n for k, n in siteinfo.namespaces.items() if k in (-2, 6, 14) and n)
+
+
+@lru_cache(maxsize=16)
+def _rewriter(drop_prefixes: frozenset, template_prefix: str) -> WikitextRewriter:
+    return WikitextRewriter(drop_prefixes, template_prefix)
+
+
+def article_record(pid, revid, title: str, text: str, urlbase: str, template_prefix: str,
+                   known: set[str], drop_prefixes: frozenset = frozenset()) -> dict | None:
+    """One page's wikitext -> its extract record {"id", "revid", "url", "title", "text"}, or None
+    when no paragraph is left. Raises whatever wikiextractor raises on a pathological page.
+
+    Inline templates, colon links and emphasis are rewritten first (pipeline/text/wikitext.py),
+    `drop_prefixes` being the wiki's file and category namespace names (dropped_link_prefixes)."""
+    from wikiextractor.extract import Extractor
+
+    text = _rewriter(frozenset(drop_prefixes), template_prefix)(text)
+    extractor = Extractor(pid, revid, urlbase, title, [text], templatePrefix=template_prefix,
+                          knownNamespaces=known, keepSections=True)
+    paragraphs = extractor.clean_text(text, mark_headers=True, expand_templates=False,
+                                      html_safe=False)
+    if not any(p.strip() and not p.startswith("## ") for p in paragraphs):
+        return None
+    body = "\n".join(p for p in paragraphs if p.strip())
+    return {"id": pid, "revid": revid, "url": extractor.url, "title": title, "text": body}
+
+
 def extract_pages(job: tuple) -> dict:
     """Turn pages into one JSON-lines file (atomic); returns its counts.
 
-    job: (output path, urlbase, template prefix, known namespace names, pages), each page an
-    (id, revid, title, wikitext) tuple. A page wikiextractor fails on is counted, never fatal.
+    job: (output path, urlbase, template prefix, known namespace names, pages[, file and category
+    namespace names]), each page an (id, revid, title, wikitext) tuple. A page wikiextractor
+    fails on is counted, never fatal.
     """
-    from wikiextractor.extract import Extractor
-
     logging.getLogger("wikiextractor").setLevel(logging.ERROR)
-    path, urlbase, template_prefix, known, pages = job
+    path, urlbase, template_prefix, known, pages = job[:5]
+    drop_prefixes = job[5] if len(job) > 5 else frozenset()
     written = empty = failed = 0
     with atomic_open(path) as out:
         for pid, revid, title, text in pages:
-            extractor = Extractor(pid, revid, urlbase, title, [text], templatePrefix=template_prefix,
-                                  knownNamespaces=known, keepSections=True)
             try:
-                paragraphs = extractor.clean_text(text, mark_headers=True, expand_templates=False,
-                                                  html_safe=False)
+                record = article_record(pid, revid, title, text, urlbase, template_prefix, known,
+                                        drop_prefixes)
             except Exception:  # noqa: BLE001 - one pathological page must not sink a whole dump
                 failed += 1
                 continue
-            body = "\n".join(p for p in paragraphs if p.strip())
-            if not any(p.strip() and not p.startswith("## ") for p in paragraphs):
+            if record is None:
                 empty += 1
                 continue
-            record = {"id": pid, "revid": revid, "url": extractor.url, "title": title, "text": body}
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             written += 1
     return {"articles": written, "empty": empty, "failed": failed, "bytes": Path(path).stat().st_size}

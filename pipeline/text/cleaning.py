@@ -1,21 +1,29 @@
 """Cleanup of one paragraph of wikiextractor output: markup it left behind, Unicode NFC.
 
 Usage:
-    clean_paragraph("A [[Duna|folyó]] {{lang|de|Donau}} hossza ()...")  -> "A folyó hossza..."
-    clean_paragraph("{| class=wikitable")                                 -> None (dropped)
-    format_article(["Lead.", "## History", "More."])                      -> ["Lead.", "More."]
+    clean_paragraph("A [[Duna|folyó]] hossza ()[3]...")      -> "A folyó hossza..."
+    clean_paragraph("{| class=wikitable")                    -> None (dropped)
+    format_article(["Lead.", "## History", "More."])         -> ["Lead.", "More."]
+    format_article(paragraphs, dropped=Counter())            # counts why paragraphs went
 
 wikiextractor leaves residue when markup is unbalanced or nested oddly: stray `{{`/`}}` and
 `[[`/`]]`, table rows, `<ref>` and other tags, HTML entities, the `formula_1`/`codice_2`
-placeholders it puts for <math>/<code>, and the empty brackets "(; ...)" where a template
-(pronunciation, dates) stood; stress marks over Cyrillic letters go too. A paragraph that is
-nothing but residue is dropped.
+placeholders it puts for <math>/<code>; footnote marks "[12]" and "[a]"; and holes where a
+template stood: empty brackets of every script ("()", "（）", "「」", "« »", "„ “"), and
+dangling commas right inside a bracket ("(, born", "（、"). All of it goes; stress marks over
+Cyrillic letters too. A paragraph that is nothing but residue is dropped, so is one that is
+not prose (lists, navigation boxes, data, galleries, references: pipeline/text/prose.py).
+A paragraph ending in ":" leads into a list that extract dropped: its last sentence (the
+lead-in) goes, found by the sentence ends of every script; the sentences before it stay.
 """
 from __future__ import annotations
 
 import html
 import re
 import unicodedata
+from collections import Counter
+
+from .prose import non_prose_reason
 
 # Lines that are table or template syntax, not prose.
 _TABLE_LINE = re.compile(r"^\s*(\{\||\|\}|\|-|\|\+|\||!)")
@@ -26,22 +34,44 @@ _TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 _PIPED_LINK = re.compile(r"\[\[(?:[^\[\]]*\|)?([^\[\]|]*)\]\]")  # the last part of [[a|b|c]]
 _EXT_LINK = re.compile(r"\[(?:https?:)?//[^\s\]]+(?:\s+([^\]]*))?\]")
 _PLACEHOLDER = re.compile(r"(?:formula|codice)_\d+\b")
-_OPEN_JUNK = re.compile(r"\(\s*[,;:]+\s*|\(\s*[\u2013\u2014]\s+")  # "(; born" / "( — x" -> "(born" / "(x"
-_CLOSE_JUNK = re.compile(r"\s*[,;:\u2013\u2014-]+\s*\)")     # "... —)" -> "...)"
-_EMPTY_BRACKETS = re.compile(r"\s*(\(\s*\)|\[\s*\]|«\s*»|„\s*”|“\s*”|\"\s*\")")
-_BRACKET_HINT = re.compile(r"[,;:\u2013\u2014-]\s*\)|\(\s*\)|\[\s*\]|«\s*»|„\s*”|“\s*”|\"\s*\"")
+# Bracket pairs of every script; a hole is a pair with nothing but spaces and punctuation in it.
+PAIRS = ("()", "[]", "（）", "「」", "『』", "【】", "〔〕", "《》", "〈〉", "«»", "‹›", "“”", "„“",
+         "„”", "‘’", "\"\"", "﹁﹂", "〖〗")
+_OPENERS = "".join(sorted({p[0] for p in PAIRS}))
+_CLOSERS = "".join(sorted({p[1] for p in PAIRS}))
+_FILLER = r"[\s,，、;；:：.·\-\u2013\u2014/]*"
+_EMPTY_PAIR = re.compile(r"\s*(?:" + "|".join(re.escape(p[0]) + _FILLER + re.escape(p[1]) for p in PAIRS) + ")")
+# A cheap superset of _EMPTY_PAIR (one character class each side), tried first.
+_EMPTY_HINT = re.compile("[" + re.escape(_OPENERS) + r"]\s*[" + re.escape(_CLOSERS) + r",，、;；:：.·\-\u2013\u2014/]")
+# "(, born" -> "(born"; "（、x" -> "（x"; "x, )" -> "x)"; "( — x" -> "(x"
+_OPEN_JUNK = re.compile(r"([(（\[「『【〔《〈])\s*(?:[,，、;；:：]+|[\u2013\u2014](?=\s))\s*")
+_CLOSE_JUNK = re.compile(r"(?<=\S)\s*(?:[,，、;；:：]+|\s[\u2013\u2014-])\s*([)）\]」』】〕》〉])")
+_JUNK_HINT = re.compile(r"[(（\[「『【〔《〈]\s*[,，、;；:：\u2013\u2014]|[,，、;；:：\u2013\u2014-]\s*[)）\]」』】〕》〉]")
+# Footnote marks: "[12]", "[a]", "[note 3]", "[nb 1]" (a bracketed lower-case letter only when
+# attached to the word or stop before it, so that "υ [y]" stays).
+_FOOTNOTE = re.compile(r"\s?\[\s*(?:\d{1,3}|(?:note|nb|n|lower-alpha|upper-alpha)\s?\d{1,3})\s*\]"
+                       r"|(?<=[^\s\[])\[[a-z]\]")
 _SPACE_BEFORE_PUNCT = re.compile(r" ([,.;:!?])(?= |$)")  # after whitespace is collapsed
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\xad\u200b\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
 # Stress marks over Cyrillic vowels (Ра́діус): a reading aid of lead sentences, not spelling;
 # left in, they split words into pieces for the vocabulary.
 _CYRILLIC_STRESS = re.compile("(?<=[\u0400-\u04ff])\u0301")
+# Where a sentence ends, in every script: a stop before whitespace, or a stop of a script that
+# does not put spaces between sentences (the splitter's own classes, pipeline/text/sentence_rules.py).
+_LEAD_IN_CUT = re.compile(r"(?:[.!?…;؟۔।॥։᠃༎፧፨᱾꯫]+[\"'»”’)）\]」』]*\s+|[。！？｡።။។៕]+[」』）”’]*)(?=[^\s])")
+LEAD_IN_ENDS = (":", "：")
 
 
-def clean_paragraph(text: str) -> str | None:
-    """The cleaned paragraph (one line, NFC), or None when nothing readable is left."""
+def clean_paragraph(text: str, dropped: Counter | None = None) -> str | None:
+    """The cleaned paragraph (one line, NFC), or None when nothing readable or no prose is left
+    (`dropped` counts why, when given)."""
+    def drop(reason: str) -> None:
+        if dropped is not None:
+            dropped[reason] += 1
+
     if _TABLE_LINE.match(text):
-        return None
+        return drop("table")
     text = html.unescape(html.unescape(text))  # entities, incl. doubly escaped &amp;nbsp;
     text = _CONTROL.sub("", text)
     text = _COMMENT.sub("", text)
@@ -58,30 +88,58 @@ def clean_paragraph(text: str) -> str | None:
     text = text.replace("{|", "").replace("|}", "")
     if "formula_" in text or "codice_" in text:
         text = _PLACEHOLDER.sub("", text)
-    for _ in range(2):
-        text = _OPEN_JUNK.sub("(", text)
-        if _BRACKET_HINT.search(text):  # the patterns below start with \s*: slow to try everywhere
-            text = _CLOSE_JUNK.sub(")", text)
-            text = _EMPTY_BRACKETS.sub("", text)
-    text = " ".join(text.split())
+    if "[" in text:
+        text = _FOOTNOTE.sub("", text)
+    text = unicodedata.normalize("NFC", " ".join(text.split()))
+    text = remove_holes(text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
-    text = unicodedata.normalize("NFC", text)
     if "\u0301" in text:
         text = _CYRILLIC_STRESS.sub("", text)
     if not _LETTER.search(text):
-        return None
-    if text.endswith(":") and ". " not in text:  # the lead-in of a list wikiextractor dropped
-        return None
+        return drop("no_letters")
+    if text.endswith(LEAD_IN_ENDS):  # the lead-in of a list that extract dropped
+        text = without_lead_in(text)
+        if text is None:
+            return drop("list_lead_in")
+    reason = non_prose_reason(text)
+    if reason:
+        return drop(reason)
     return text
 
 
-def format_article(paragraphs: list[str]) -> list[str]:
-    """Clean paragraphs of one article; headings ("## ..." lines) dropped."""
+def remove_holes(text: str) -> str:
+    """Empty brackets and quotes of every script, and dangling commas inside brackets, removed."""
+    for _ in range(3):  # "( ( ) )": a removal can leave a new hole
+        new = text
+        if _JUNK_HINT.search(new):
+            new = _OPEN_JUNK.sub(r"\1", new)
+            new = _CLOSE_JUNK.sub(r"\1", new)
+        if _EMPTY_HINT.search(new):
+            new = _EMPTY_PAIR.sub("", new)
+        if new == text:
+            break
+        text = new
+    return " ".join(text.split()) if "  " in text else text.strip()
+
+
+def without_lead_in(text: str) -> str | None:
+    """`text` without its last sentence (the lead-in ending in ":"), None if it has only that."""
+    cut = None
+    for m in _LEAD_IN_CUT.finditer(text):
+        cut = m.end()
+    if cut is None:
+        return None
+    return text[:cut].rstrip()
+
+
+def format_article(paragraphs: list[str], dropped: Counter | None = None) -> list[str]:
+    """Clean paragraphs of one article; headings ("## ..." lines) dropped; `dropped` counts the
+    paragraphs that went, by reason."""
     out = []
     for p in paragraphs:
         if p.startswith("## "):
             continue
-        cleaned = clean_paragraph(p)
+        cleaned = clean_paragraph(p, dropped)
         if cleaned:
             out.append(cleaned)
     return out

@@ -1,6 +1,12 @@
 """TurkuNLP-style document rules: each looks at a document's statistics and keeps it or drops
 it with a reason (datatrove style), so the reasons can be counted.
 
+Case is judged per script: the upper-case rule counts only the cased letters of the
+document's main script that are in the language's alphabet, so a caseless script (Japanese,
+Bengali, Arabic) with Latin acronyms (JR, NHK) is never "shouting", even where a learned
+alphabet took in Latin, and a Latin acronym inside Cyrillic text counts as a foreign letter,
+not as upper case.
+
 Words are counted per script: a run of letters/digits with at least one letter is a word in
 scripts that put spaces between words; in CJK, Thai, Lao, Khmer, Myanmar and Tibetan text each
 character counts as a word (otherwise a whole Chinese sentence would be one "word" and the
@@ -91,8 +97,8 @@ class DocStats:
     no_word_sentences: int
     chars: int            # non-space characters
     letters: int          # letters and marks, any case
-    cased: int            # upper + lower-case letters
-    upper: int
+    cased: int            # upper + lower-case letters of the alphabet (all, without one)
+    upper: int            # upper-case letters of the alphabet
     digits: int
     punct: int
     foreign: int          # letters outside the alphabet
@@ -102,20 +108,31 @@ class DocStats:
         text = "\n".join(sentences)
         classes = Counter()
         foreign = unspaced = 0
+        own_cased: list[tuple[str, str, int]] = []   # (script, class, count) of own cased letters
+        per_script: Counter = Counter()
         for c, n in char_counts(text).items():
             k = char_class(c)
             classes[k] += n
             if k in "UlL":
+                script = script_of(c)
+                per_script[script] += n
                 if alphabet is not None and c not in alphabet:
                     foreign += n
+                elif k != "L":
+                    own_cased.append((script, k, n))
                 if is_unspaced(c):
                     unspaced += n
+        # Case counts only in the document's main script, and only its letters of the alphabet:
+        # a caseless main script (Japanese with "JR", "NHK") has no case to shout with.
+        main = per_script.most_common(1)[0][0] if per_script else None
+        cased = sum(n for script, _, n in own_cased if script == main)
+        upper = sum(n for script, k, n in own_cased if script == main and k == "U")
         letters = classes["U"] + classes["l"] + classes["L"]
         return cls(
             sentences=len(sentences), words=count_words(text, unspaced),
             no_word_sentences=sum(1 for s in sentences if not _HAS_LETTER.search(s)),
             chars=sum(classes.values()) - classes["S"], letters=letters,
-            cased=classes["U"] + classes["l"], upper=classes["U"], digits=classes["D"],
+            cased=cased, upper=upper, digits=classes["D"],
             punct=classes["P"], foreign=foreign,
         )
 
@@ -125,7 +142,7 @@ class FilterSettings:
     """Every threshold of the filter (each is a CLI option of `pipeline filter`)."""
 
     alphabet: frozenset | None = None   # None: no foreign-letter rule
-    min_sentences: int = 1
+    min_sentences: int = 2              # a one-sentence stub gives no next-sentence pair
     min_words: int = 10                 # words in the document
     min_words_per_sentence: float = 3.0
     max_words_per_sentence: float = 100.0

@@ -15,6 +15,12 @@ Terminators fall into three kinds:
 Closing quotes and brackets right after a terminator stay with its sentence. Thai and Lao
 have no sentence punctuation; their paragraphs are kept whole.
 
+No sentence ends inside brackets or quotes of any script ("パンソリ（唱劇ともいう。一種の歌劇）が…"
+is one sentence) when they close within MAX_BRACKET_SPAN characters; a bracket that never
+closes, or closes much later, protects nothing, so a stray "(" cannot glue a paragraph into
+one line. Abbreviations: the language file's (languages/*.json) plus those learned from the
+corpus itself (pipeline/text/abbreviations.py).
+
 Usage:
     splitter = SentenceSplitter.for_language("uk")
     splitter.split("Він народився 1990 р. у Києві. Потім переїхав.")
@@ -41,14 +47,46 @@ def _terminator_re(extra: str) -> re.Pattern:
 
 
 _ROMAN_RE = re.compile(r"^[IVXLCDM]+$")
+QUOTATIVE = "とっ"  # Japanese particles that follow a quotation inside its sentence
+MAX_BRACKET_SPAN = 400  # characters from an opening bracket to its closer: a long quotation
+# Bracket pairs (opener -> closers). “ opens in English and closes „…“ in German and Slavic text.
+BRACKETS = {"(": ")", "[": "]", "{": "}", "（": "）", "［": "］", "｛": "｝", "「": "」", "『": "』",
+            "【": "】", "〔": "〕", "〈": "〉", "《": "》", "〖": "〗", "〘": "〙", "«": "»", "‹": "›",
+            "„": "“”", "“": "”", "\"": "\""}
+_BRACKET_CHAR = re.compile("[" + re.escape("".join(BRACKETS) + "".join(BRACKETS.values())) + "]")
+
+
+def protected_spans(text: str) -> list[tuple[int, int]]:
+    """(opener, closer) positions of the brackets and quotes of `text` that close within
+    MAX_BRACKET_SPAN characters; unclosed ones are ignored."""
+    stack: list[tuple[str, int]] = []
+    spans = []
+    for m in _BRACKET_CHAR.finditer(text):
+        c, pos = m.group(), m.start()
+        for depth in range(len(stack) - 1, -1, -1):  # the innermost opener this closes
+            if c in BRACKETS[stack[depth][0]]:
+                start = stack[depth][1]
+                del stack[depth:]  # openers inside it that never closed are dropped
+                if pos - start <= MAX_BRACKET_SPAN:
+                    spans.append((start, pos))
+                break
+        else:
+            if c in BRACKETS:
+                stack.append((c, pos))
+    return spans
+
+
+def _inside(spans: list[tuple[int, int]], begin: int, end: int) -> bool:
+    """Is the terminator run text[begin:end] inside a span, its closer not part of the run?"""
+    return any(start < begin and end <= close for start, close in spans)
 
 
 class SentenceSplitter:
     """Splits one paragraph (a line without newlines) into sentences."""
 
     def __init__(self, abbreviations=(), ordinal_dot: bool = False, extra_terminators: str = "",
-                 single_letter_words: str = "I", sentence_final=()):
-        self.abbreviations = frozenset(a.rstrip(".").lower() for a in abbreviations)
+                 single_letter_words: str = "I", sentence_final=(), learned=()):
+        self.abbreviations = frozenset(a.rstrip(".").lower() for a in (*abbreviations, *learned))
         # Capital letters that are words, not initials: Roman "I" ("World War I."), Vietnamese "Á".
         self.single_letter_words = frozenset(single_letter_words)
         self.sentence_final = frozenset(a.rstrip(".").lower() for a in sentence_final)
@@ -59,19 +97,26 @@ class SentenceSplitter:
         self._re = _terminator_re(extra_terminators)
 
     @classmethod
-    def for_language(cls, lang: str) -> "SentenceSplitter":
+    def for_language(cls, lang: str, learned=()) -> "SentenceSplitter":
+        """The splitter of `lang`: its language file's settings, plus `learned` abbreviations."""
         s = language_settings(lang)["splitter"]
+        final = s.get("sentence_final", ())
         return cls(s.get("abbreviations", ()), s.get("ordinal_dot", False),
-                   s.get("extra_terminators", ""), s.get("single_letter_words", "I"),
-                   s.get("sentence_final", ()))
+                   s.get("extra_terminators", ""), s.get("single_letter_words", "I"), final,
+                   [a for a in learned if a not in final])
 
     def split(self, paragraph: str) -> list[str]:
         """The sentences of `paragraph`, stripped, none empty."""
         out = []
         start = 0
+        spans = None
         for m in self._re.finditer(paragraph):
             end = m.end()
             if self._ends_sentence(paragraph, m.start(), end, m.group()):
+                if spans is None:
+                    spans = protected_spans(paragraph) if _BRACKET_CHAR.search(paragraph) else []
+                if spans and _inside(spans, m.start(), end):
+                    continue
                 piece = paragraph[start:end].strip()
                 if piece:
                     out.append(piece)
@@ -86,7 +131,8 @@ class SentenceSplitter:
     def _ends_sentence(self, text: str, begin: int, end: int, run: str) -> bool:
         marks = run.rstrip(CLOSERS)
         if any(c in self._unspaced for c in marks):
-            return True
+            # 「…。」と言った: a quotation particle after the closing quote continues the sentence
+            return not (len(run) > len(marks) and end < len(text) and text[end] in QUOTATIVE)
         # Every other terminator needs whitespace after it.
         nxt = end
         n = len(text)

@@ -5,7 +5,8 @@ cannot be aligned with its input is split with the rules instead (never losing t
 
 Usage:
     kind = resolve_splitter("hu", "auto")                    # "quntoken"
-    text, n_docs, n_sentences = split_text(formatted_text, "hu", kind)
+    learned = learn_abbreviations(sample_text)               # pipeline/text/abbreviations.py
+    text, n_docs, n_sentences = split_text(formatted_text, "hu", kind, learned=learned)
 """
 from __future__ import annotations
 
@@ -29,8 +30,10 @@ def resolve_splitter(lang: str, splitter: str) -> str:
     return splitter
 
 
-def split_text(text: str, lang: str, splitter: str, name: str = "") -> tuple[str, int, int]:
-    """Split formatted text (paragraph per line, blank line between documents).
+def split_text(text: str, lang: str, splitter: str, name: str = "",
+               learned: frozenset[str] = frozenset()) -> tuple[str, int, int]:
+    """Split formatted text (paragraph per line, blank line between documents); `learned`:
+    abbreviations learned from the corpus, for the rules.
 
     Returns the output text, its number of documents and of sentences.
     """
@@ -45,7 +48,7 @@ def split_text(text: str, lang: str, splitter: str, name: str = "") -> tuple[str
     if per_line is None:
         from .sentence_rules import SentenceSplitter
 
-        rules = SentenceSplitter.for_language(lang)
+        rules = SentenceSplitter.for_language(lang, learned)
         per_line = [rules.split(line) for line in text.split("\n")]
     docs: list[list[str]] = []
     doc: list[str] = []

@@ -3,16 +3,15 @@
 Nothing here is tuned to these texts: the point is that every stage works for any wiki."""
 from __future__ import annotations
 
-import bz2
 import json
 import random
-from xml.sax.saxutils import escape
 
 import h5py
 import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import cli
+from tests.helpers.wiki_dump import write_bz2_dump
 from vocab.spec import load_vocab
 from vocab.tokenizer import make_tokenizer
 
@@ -43,7 +42,7 @@ def numbered(sentence: str, rng: random.Random) -> str:
     """The sentence with a year in it, so that a corpus of a few templates has distinct sentences."""
     words = sentence.split(" ")
     at = rng.randrange(len(words))
-    return " ".join(words[:at] + [str(rng.randint(1000, 2024))] + words[at:])
+    return " ".join(words[:at] + [str(rng.randint(1000, 9999))] + words[at:])
 
 
 def write_dump(path, lang: str, n_pages: int = 30) -> None:
@@ -52,20 +51,11 @@ def write_dump(path, lang: str, n_pages: int = 30) -> None:
     pages = []
     for i in range(n_pages):
         paras = [JOINER.get(lang, " ").join(numbered(rng.choice(sents), rng) for _ in range(4))
-                 for _ in range(4)]
-        body = ("{{Infobox city|name=X}}\n" + "\n\n".join(paras) + "\n\n== H ==\n" + paras[0]
+                 for _ in range(5)]
+        body = ("{{Infobox city|name=X}}\n" + "\n\n".join(paras[:4]) + "\n\n== H ==\n" + paras[4]
                 + "<ref>source</ref>\n[[Category:X]]")
-        pages.append(f"<page><title>P{i}</title><ns>0</ns><id>{i + 1}</id><revision><id>{i + 1}</id>"
-                     f"<timestamp>2023-01-01T00:00:00Z</timestamp><model>wikitext</model>"
-                     f"<format>text/x-wiki</format><text xml:space=\"preserve\">{escape(body)}</text>"
-                     f"</revision></page>")
-    xml = (f'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="{lang}">'
-           f"<siteinfo><sitename>W</sitename><dbname>{lang}wiki</dbname>"
-           f"<base>https://{lang}.wikipedia.org/wiki/Main</base><generator>MediaWiki 1.41</generator>"
-           '<case>first-letter</case><namespaces><namespace key="0" case="first-letter" />'
-           '<namespace key="14" case="first-letter">Category</namespace></namespaces></siteinfo>\n'
-           + "\n".join(pages) + "\n</mediawiki>\n")
-    path.write_bytes(bz2.compress(xml.encode("utf-8")))
+        pages.append((f"P{i}", body))
+    write_bz2_dump(path, lang, pages)
 
 
 @pytest.mark.parametrize("lang", sorted(SENTENCES))
@@ -89,7 +79,7 @@ def test_every_stage_works_for_another_script(tmp_path, lang):
     # (Thai has no sentence punctuation, so its paragraphs stay whole).
     if lang != "th":
         ends = tuple(s[-1] for s in SENTENCES[lang])
-        assert len(sentences) == 30 * 5 * 4, len(sentences)  # 4 paragraphs + the repeated one, 4 each
+        assert len(sentences) == 30 * 5 * 4, len(sentences)  # 5 paragraphs of 4 sentences
         assert all(s.endswith(ends) for s in sentences)
 
     spec = load_vocab(root / "vocab")

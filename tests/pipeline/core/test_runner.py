@@ -108,3 +108,21 @@ def test_shown_figures_reach_the_screen_not_the_manifest(tmp_path):
     summary = StageRun("demo", out, {}, "fp").finish({"files": 1}, shown={"output_bytes": 5})
     assert summary == {"files": 1, "output_bytes": 5}
     assert json.loads((out / "manifest.json").read_text())["summary"] == {"files": 1}
+
+
+def test_output_of_other_rules_is_redone_not_reported_done(tmp_path, caplog):
+    files = make_inputs(tmp_path, n=2)
+    out = tmp_path / "out"
+    first = StageRun("format", out, {}, "fp", rules={"rules_version": 1})
+    list(first.run_tasks(tasks_for(files, out), write_upper))
+    first.finish({"files": 2}, outputs=[out / f.name for f in files])
+    assert json.loads((out / "manifest.json").read_text())["rules"] == {"rules_version": 1}
+    (out / "stale.txt").write_text("made by the old rules", encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="pipeline"):
+        second = StageRun("format", out, {}, "fp", rules={"rules_version": 2})
+    assert not second.complete and not (out / "stale.txt").exists()
+    assert "other rules" in caplog.text
+    # the same rules: already done
+    list(second.run_tasks(tasks_for(files, out), write_upper))
+    second.finish({"files": 2}, outputs=[out / f.name for f in files])
+    assert StageRun("format", out, {}, "fp", rules={"rules_version": 2}).complete

@@ -206,3 +206,46 @@ def test_summary_counts_the_sentences_written(hu_sentences, tmp_path):
     written = sum(len(d) for f in sorted((tmp_path / "o").glob("*.txt"))
                   for d in documents(f.read_text(encoding="utf-8")))
     assert summary["sentences"] == written > 0
+
+
+def test_repeated_lines_go_after_their_first_copy_whatever_the_workers(tmp_path):
+    """Boilerplate copied into many articles: the first copy (document order) stays."""
+    from pipeline.stages.filter import filter_documents
+
+    boiler = "Ця фраза повторюється у кожній статті про рік, слово в слово, без змін."
+    src = tmp_path / "in"
+    src.mkdir()
+    for f in range(3):
+        docs = []
+        for d in range(4):
+            docs.append("\n".join([f"Стаття {f}-{d} має власне перше речення про події року."] +
+                                  [boiler] + [f"Її друге власне речення {f}-{d} розповідає більше."]))
+        (src / f"f{f}.txt").write_text("\n\n".join(docs) + "\n", encoding="utf-8")
+    outs = {}
+    for workers in (1, 2):
+        out = tmp_path / f"out{workers}"
+        summary = filter_documents(data_dir=tmp_path, lang="uk", workers=workers, input=src, output=out,
+                                   language_check=False, min_words=3)
+        outs[workers] = {p.name: p.read_bytes() for p in sorted(out.glob("*.txt"))}
+        assert summary["repeated_lines"] == 11
+    assert outs[1] == outs[2]
+    text = "".join(b.decode() for b in outs[1].values())
+    assert text.count(boiler) == 1 and text.index(boiler) < text.index("Стаття 0-1")
+    kept = filter_documents(data_dir=tmp_path, lang="uk", workers=1, input=src, output=tmp_path / "keep",
+                            language_check=False, min_words=3, drop_repeats=False)
+    assert kept["repeated_lines"] == 0
+
+
+def test_one_sentence_stubs_are_dropped_unless_asked(tmp_path):
+    from pipeline.stages.filter import filter_documents
+
+    src = tmp_path / "in.txt"
+    src.write_text("Коротка стаття-заглушка з одним реченням про рік тисяча.\n\n"
+                   "Довша стаття має два речення про місто над рікою.\nДруге речення теж про місто.\n",
+                   encoding="utf-8")
+    summary = filter_documents(data_dir=tmp_path, lang="uk", workers=1, input=src, output=tmp_path / "a",
+                               language_check=False, min_words=3)
+    assert summary["kept"] == 1 and summary["rejections"] == {"too_few_sentences": 1}
+    summary = filter_documents(data_dir=tmp_path, lang="uk", workers=1, input=src, output=tmp_path / "b",
+                               language_check=False, min_words=3, min_sentences=1)
+    assert summary["kept"] == 2

@@ -22,9 +22,48 @@ def test_format_article_drops_headings_and_empty_paragraphs():
     ("! Év !! Érték", None),
     ("12, 13.", None),
     ("Nevezetességek:", None),
-    ("Tiếng Việt là ngôn ngữ. Ví dụ:", "Tiếng Việt là ngôn ngữ. Ví dụ:"),
+    ("Tiếng Việt là ngôn ngữ. Ví dụ:", "Tiếng Việt là ngôn ngữ."),
     ("Ра\u0301діус ( — «промінь») — відрізок (-5 °C).", "Радіус («промінь») — відрізок (-5 °C)."),
     ("Cafe\u0301 e\u0301s ár", "Café és ár"),
 ])
 def test_clean_paragraph(raw, expected):
     assert clean_paragraph(raw) == expected
+
+
+@pytest.mark.parametrize("raw,expected", [
+    # holes where a template stood, in every script
+    ("小説「」の中で、彼は連邦会議（）で演説した。", "小説の中で、彼は連邦会議で演説した。"),
+    ("『 』と【】と〔 〕。", "とと。"),
+    ("Він сказав « » і „ “ та “ ” й [ ].", "Він сказав і та й."),
+    ("Тарас (, народився 1814) поет.", "Тарас (народився 1814) поет."),
+    ("東京（、とうきょう）は首都。", "東京（とうきょう）は首都。"),
+    ("Paris (capitale ; ) est belle.", "Paris (capitale) est belle."),
+    # footnote marks
+    ("Hà Nội là thủ đô.[125] Dân số đông.[a][12]", "Hà Nội là thủ đô. Dân số đông."),
+    ("Ο όρος υ [y] παραμένει.", "Ο όρος υ [y] παραμένει."),
+])
+def test_holes_and_footnote_marks_go_without_a_trace(raw, expected):
+    assert clean_paragraph(raw) == expected
+
+
+@pytest.mark.parametrize("raw,expected", [
+    # a lead-in sentence goes, the sentences before it stay, whatever the script's stops
+    ("এটি প্রথম বাক্য। এটি দ্বিতীয় বাক্য। তালিকাটি নিচে দেওয়া হলো:", "এটি প্রথম বাক্য। এটি দ্বিতীয় বাক্য।"),
+    ("第一文です。第二文です。次の通りである：", "第一文です。第二文です。"),
+    ("Πρώτη πρόταση. Δεύτερη; Τα μέλη είναι:", "Πρώτη πρόταση. Δεύτερη;"),
+    ("यह पहला वाक्य है। सूची इस प्रकार है:", "यह पहला वाक्य है।"),
+    ("Nevezetességek:", None),
+])
+def test_list_lead_in_sentence_goes_per_script(raw, expected):
+    assert clean_paragraph(raw) == expected
+
+
+def test_format_article_counts_why_paragraphs_went():
+    from collections import Counter
+
+    dropped = Counter()
+    kept = format_article(["Prose sentence here.", "* item", "Ιανουάριος · Φεβρουάριος · Μάρτιος · Απρίλιος",
+                           '{"version": 2, "width": 330}', "Smith, J. (2001). ISBN 978-3-16-148410-0.",
+                           "Lead-in only:"], dropped)
+    assert kept == ["Prose sentence here."]
+    assert dropped == {"list": 1, "navbox": 1, "data": 1, "reference": 1, "list_lead_in": 1}

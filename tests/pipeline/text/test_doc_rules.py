@@ -27,26 +27,27 @@ def test_cjk_documents_pass_the_word_rules():
 
 def test_thai_paragraphs_without_sentence_punctuation_pass_thai_defaults():
     doc = ["ประเทศไทยมีชื่ออย่างเป็นทางการว่าราชอาณาจักรไทย เป็นรัฐชาติอันตั้งอยู่ในภูมิภาคเอเชียตะวันออกเฉียงใต้ "
-           "มีพรมแดนทางทิศตะวันออกติดลาวและกัมพูชา ทิศใต้ติดอ่าวไทยและมาเลเซีย"]
+           "มีพรมแดนทางทิศตะวันออกติดลาวและกัมพูชา ทิศใต้ติดอ่าวไทยและมาเลเซีย"] * 2
     assert first_failure(DocStats.of(doc, None), default_settings("th")) is None
     assert first_failure(DocStats.of(doc, None), FilterSettings()) == "long_sentences"
 
 
 @pytest.mark.parametrize("doc,settings,reason", [
     (["Egy mondat van itt, nem több, és ez elég hosszú."], FilterSettings(min_sentences=2), "too_few_sentences"),
-    (["Rövid szöveg."], FilterSettings(), "too_few_words"),
+    (["Rövid szöveg."], FilterSettings(min_sentences=1), "too_few_words"),
     (["Alma körte.", "Szilva barack.", "Dió mogyoró.", "Meggy cseresznye.", "Eper málna."],
      FilterSettings(), "short_sentences"),
-    ([" ".join(["szó"] * 150) + "."], FilterSettings(), "long_sentences"),
+    ([" ".join(["szó"] * 150) + "."], FilterSettings(min_sentences=1), "long_sentences"),
     (["Ez egy rendes mondat néhány szóval.", "12 34.", "56 78.", "-- --", "Második rendes mondat itt."],
      FilterSettings(min_words_per_sentence=0), "no_word_sentences"),
     (["Ez (egy) [mondat] -- sok, sok; írásjellel! ... ??? !!! ,,, ;;; ::: ... és még szavakkal is."],
-     FilterSettings(min_words=3), "punctuation"),
+     FilterSettings(min_words=3, min_sentences=1), "punctuation"),
     (["EZ A MONDAT CSUPA NAGYBETŰVEL ÍRÓDOTT ÉS KIABÁL.", "EZ IS NAGYBETŰS MONDAT."], FilterSettings(), "upper_case"),
     (["Az évek 1990 1991 1992 1993 1994 1995 1996 1997 1998 1999 2000 2001 és így tovább sorban."],
-     FilterSettings(min_words=3), "digits"),
+     FilterSettings(min_words=3, min_sentences=1), "digits"),
     (["Київ — столиця і найбільше місто України, розташоване на Дніпрі."],
-     FilterSettings(alphabet=HU, min_words=3), "foreign_letters"),
+     FilterSettings(alphabet=HU, min_words=3, min_sentences=1), "foreign_letters"),
+    (["Egy mondat van itt, nem több, és ez elég hosszú."], FilterSettings(), "too_few_sentences"),
 ])
 def test_each_rule_drops_with_its_reason(doc, settings, reason):
     assert first_failure(DocStats.of(doc, settings.alphabet), settings) == reason
@@ -66,3 +67,23 @@ def test_upper_case_rule_needs_min_cased_for_upper_letters():
     loose = FilterSettings(min_words=1, min_words_per_sentence=1, max_punct_ratio=1)
     assert first_failure(stats, loose) == "upper_case"
     assert first_failure(stats, FilterSettings(**{**loose.__dict__, "min_cased_for_upper": 100})) is None
+
+
+def test_case_is_judged_only_on_the_alphabets_own_cased_letters():
+    """Japanese (caseless) with Latin acronyms, as in 北海道: never "shouting"."""
+    text = ("北海道は日本の北部に位置する地域である。JR北海道とNHKの本社がある。" * 30)
+    doc = [text[i:i + 36] for i in range(0, len(text), 36)]
+    alphabet = learn_alphabet(letter_counts(text))
+    st = DocStats.of(doc, alphabet)
+    assert st.cased == 0
+    assert first_failure(st, default_settings("ja").__class__(alphabet=alphabet, max_words_per_sentence=300)) is None
+    assert first_failure(DocStats.of(doc, None), FilterSettings(max_words_per_sentence=300)) is None
+    # a learned alphabet that took in Latin changes nothing: the main script is caseless
+    assert first_failure(DocStats.of(doc, alphabet | set("JRNHK")), FilterSettings(max_words_per_sentence=300)) is None
+
+
+def test_latin_acronyms_in_cyrillic_text_are_foreign_not_upper_case():
+    doc = ["Компанія NASA, NATO та USA співпрацюють у космосі з країнами.", "Інші країни теж беруть участь."]
+    alphabet = alphabet_from_text("абвгґдеєжзиіїйклмнопрстуфхцчшщьюя")
+    st = DocStats.of(doc, alphabet)
+    assert st.upper == 2 and st.foreign == 11  # NASA, NATO, USA

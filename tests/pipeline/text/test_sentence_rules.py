@@ -81,3 +81,30 @@ def test_single_letter_words_are_not_initials_where_the_language_says_so():
         "Lào ở Đông Nam Á.", "Kinh tế yếu, v.v.", "Đây là James A. Garfield."]
     assert split("en", "He fought in World War I. Then he left.") == [
         "He fought in World War I.", "Then he left."]
+
+
+@pytest.mark.parametrize("lang,text,expected", [
+    ("ja", "パンソリ（唱劇ともいう。一種の歌劇）が生まれている。次の文。",
+     ["パンソリ（唱劇ともいう。一種の歌劇）が生まれている。", "次の文。"]),
+    ("ja", "彼は「もう帰る。明日また来る。」と言った。次の文。", ["彼は「もう帰る。明日また来る。」と言った。", "次の文。"]),
+    ("en", 'He said "Go. Now." Then he left.', ['He said "Go. Now."', "Then he left."]),
+    ("uk", "Він (див. Київ. Також Львів) поїхав. Потім повернувся.",
+     ["Він (див. Київ. Також Львів) поїхав.", "Потім повернувся."]),
+])
+def test_no_sentence_ends_inside_brackets_or_quotes(lang, text, expected):
+    assert split(lang, text) == expected
+
+
+def test_an_unclosed_or_very_long_bracket_protects_nothing():
+    sentences = [f"これは{i}番目の文です。" for i in range(40)]
+    assert split("ja", "（" + "".join(sentences)) == ["（" + sentences[0]] + sentences[1:]
+    long_quote = "「" + "".join(sentences) + "」"
+    assert len(split("ja", long_quote)) == 40
+
+
+def test_learned_abbreviations_join_the_language_file():
+    text = "Το βιβλίο, σελ. Πέντε μέρη έχει. Επόμενη πρόταση."
+    assert SentenceSplitter.for_language("el").split(text) == [
+        "Το βιβλίο, σελ.", "Πέντε μέρη έχει.", "Επόμενη πρόταση."]
+    assert SentenceSplitter.for_language("el", learned={"σελ"}).split(text) == [
+        "Το βιβλίο, σελ. Πέντε μέρη έχει.", "Επόμενη πρόταση."]

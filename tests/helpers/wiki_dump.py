@@ -1,0 +1,23 @@
+"""Small MediaWiki XML dumps written by the tests: a siteinfo of the language and its pages."""
+from __future__ import annotations
+
+import bz2
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+
+def page_xml(page_id: int, title: str, text: str) -> str:
+    return (f"<page><title>{escape(title)}</title><ns>0</ns><id>{page_id}</id><revision><id>{page_id}</id>"
+            f"<timestamp>2023-01-01T00:00:00Z</timestamp><model>wikitext</model><format>text/x-wiki</format>"
+            f"<text xml:space=\"preserve\">{escape(text)}</text></revision></page>")
+
+
+def write_bz2_dump(path: Path, lang: str, pages: list[tuple[str, str]]) -> None:
+    """`pages`: (title, wikitext) of namespace-0 articles, ids from 1."""
+    xml = (f'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="{lang}">'
+           f"<siteinfo><sitename>W</sitename><dbname>{lang}wiki</dbname>"
+           f"<base>https://{lang}.wikipedia.org/wiki/Main</base><generator>MediaWiki 1.41</generator>"
+           '<case>first-letter</case><namespaces><namespace key="0" case="first-letter" />'
+           '<namespace key="14" case="first-letter">Category</namespace></namespaces></siteinfo>\n'
+           + "\n".join(page_xml(i + 1, t, x) for i, (t, x) in enumerate(pages)) + "\n</mediawiki>\n")
+    Path(path).write_bytes(bz2.compress(xml.encode("utf-8")))
