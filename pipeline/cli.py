@@ -1,8 +1,9 @@
 """`pipeline` — the command line of wiki2bert's data pipeline.
 
 Usage:
-    pipeline [--data-dir DIR] [--lang CODE] [--workers N] STAGE [options]
+    pipeline [--data-dir DIR] [--lang CODE] [--workers N] [--scheduler ADDRESS] STAGE [options]
     pipeline --lang hu run --dump data/sample/huwiki-sample.xml.bz2
+    pipeline --scheduler tcp://10.0.0.5:8786 --lang hu run    # tasks on a Dask cluster
     pipeline --lang uk extract --input dump.xml.bz2 --output /tmp/extracted
 
 Each stage reads its predecessor's finished output under DATA_DIR/LANG/ unless given
@@ -20,7 +21,7 @@ from pathlib import Path
 import click
 
 from .core.errors import StageError
-from .core.executor import default_workers
+from .core.executor import default_workers, use_scheduler
 from .core.registry import BY_NAME, STAGES, validate_lang
 
 
@@ -60,6 +61,16 @@ class StageGroup(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except click.NoSuchOption as exc:
+            # `pipeline run --lang el`: say where a global option goes
+            option = next((p for p in self.params if exc.option_name in p.opts), None)
+            if option is not None:
+                stage = exc.ctx.info_name if exc.ctx is not None else "STAGE"
+                value = "" if option.is_flag else f" {option.metavar or option.name.upper()}"
+                exc.message = (f"No such option {exc.option_name} for `{stage}`: global options "
+                               f"go before the stage name: pipeline {exc.option_name}{value} "
+                               f"{stage} ...")
+            raise
         except StageError as exc:
             raise click.ClickException(str(exc)) from None
         except (FileNotFoundError, IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
@@ -80,9 +91,13 @@ def _check_lang(ctx, param, value):
               help="Wikipedia language code (hu, uk, vi, zh, simple, ...).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: all cores].")
+@click.option("--scheduler", envvar="WIKI2BERT_SCHEDULER", default=None, metavar="ADDRESS",
+              help="Run the stages' tasks on the Dask cluster at ADDRESS (tcp://host:8786, or a "
+                   "scheduler .json file); 'local' starts one here with --workers processes "
+                   "[default: $WIKI2BERT_SCHEDULER, else a local process pool]. See docs/cluster.md.")
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
 @click.pass_context
-def cli(ctx, data_dir, lang, workers, quiet):
+def cli(ctx, data_dir, lang, workers, scheduler, quiet):
     """wiki2bert data pipeline: a Wikipedia dump in any language to BERT pretraining data.
 
     `pipeline run` chains the stages below. Every stage resumes where it stopped, skips
@@ -92,6 +107,8 @@ def cli(ctx, data_dir, lang, workers, quiet):
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="%(message)s", stream=sys.stderr, force=True)
     ctx.obj = Globals(data_dir=data_dir, lang=lang, workers=default_workers(workers))
+    if scheduler:  # connect now: an unreachable scheduler fails before any stage writes
+        ctx.with_resource(use_scheduler(scheduler, ctx.obj.workers))
 
 
 def main() -> None:

@@ -263,11 +263,7 @@ def fill_mask_examples(s: Settings) -> str:
     """Top-5 guesses for each example, and the rank of the expected word, through transformers."""
     say(f"$ python scripts/fill_mask.py {s.hf_dir} \"{FILL_MASK_EXAMPLES[0][0]}\"   (and "
         f"{len(FILL_MASK_EXAMPLES) - 1} more, in one process)")
-    try:  # transformers 5.x shows a bar per weight load; the demo shows results instead
-        from transformers.utils import logging as hf_logging
-        hf_logging.disable_progress_bar()
-    except ImportError:
-        pass
+    # fill_mask() keeps transformers quiet (no load report, no bars): the demo shows results
     fill_mask = runpy.run_path(str(ROOT / "scripts" / "fill_mask.py"))["fill_mask"]
 
     vocab_size = int(read_json(s.hf_dir / "config.json")["vocab_size"])
@@ -294,6 +290,7 @@ def artefacts(s: Settings) -> list[tuple[str, Path]]:
         ("corpus (one sentence per line)", s.lang_dir / "filtered"),
         ("train/test text shards", s.lang_dir / "sharded"),
         ("vocab.txt + quality report", s.vocab_dir),
+        ("report.html (open it in a browser)", s.lang_dir / "report.html"),
     ]
     rows += [(f"HDF5 seq {seq}/{pred}", s.hdf5_dir(seq, pred) / f"{LANG}wiki") for seq, pred in s.encode]
     rows += [

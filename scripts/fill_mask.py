@@ -5,6 +5,7 @@ Usage:
     python -m trainer.fill_mask HF_DIR "..."     # the same (an alias kept for old commands)
 
 HF_DIR is what `python -m trainer.export` wrote. Prints the top predictions for each [MASK].
+transformers' load report and progress bars stay off (one line instead if weights are missing).
 Needs torch and transformers, not the rest of the project.
 """
 from __future__ import annotations
@@ -14,11 +15,20 @@ import sys
 from pathlib import Path
 
 
+def quiet_transformers() -> None:
+    """No LOAD REPORT table, no weight-loading or download bars: errors only."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+
+
 def fill_mask(model_dir: str | Path, text: str, top_k: int = 5) -> list[list[tuple[str, float]]]:
     """The top_k (token, probability) pairs for each [MASK] in `text`."""
     import torch
     from transformers import BertForPreTraining, BertTokenizerFast
 
+    quiet_transformers()
     model_dir = Path(model_dir)
     if not (model_dir / "config.json").is_file():
         raise ValueError(f"{model_dir} holds no exported model (no config.json): "
@@ -26,7 +36,12 @@ def fill_mask(model_dir: str | Path, text: str, top_k: int = 5) -> list[list[tup
     tokenizer = BertTokenizerFast.from_pretrained(str(model_dir))
     if tokenizer.mask_token not in text:
         raise ValueError(f"the text has no {tokenizer.mask_token}: put one where a word should be guessed")
-    model = BertForPreTraining.from_pretrained(str(model_dir)).eval()
+    model, info = BertForPreTraining.from_pretrained(str(model_dir), output_loading_info=True)
+    model.eval()
+    if info.get("missing_keys"):   # what the silenced report would have said, in one line
+        missing = sorted(info["missing_keys"])
+        print(f"warning: {model_dir} lacks {len(missing)} weights (e.g. {missing[0]}): they are "
+              "untrained, so the predictions mean little", file=sys.stderr)
     enc = tokenizer(text, return_tensors="pt")
     with torch.no_grad():
         logits = model(**enc).prediction_logits[0]

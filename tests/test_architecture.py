@@ -16,7 +16,8 @@ ALLOWED = {
     "pipeline/core": ("pipeline.core",),
     "pipeline/text": ("pipeline.core", "pipeline.text"),
     "pipeline/encoding": ("pipeline.core", "pipeline.encoding", "vocab"),
-    "pipeline/stages": ("pipeline.core", "pipeline.text", "pipeline.encoding", "vocab"),
+    "pipeline/report": ("pipeline.core", "pipeline.text", "pipeline.encoding", "pipeline.report", "vocab"),
+    "pipeline/stages": ("pipeline.core", "pipeline.text", "pipeline.encoding", "pipeline.report", "vocab"),
     "pipeline": ("pipeline.core", "pipeline.cli"),        # cli.py: stages load via the registry
     "vocab": ("vocab",),
     "trainer": ("trainer", "vocab", "pipeline.encoding.hdf5_format"),

@@ -1,10 +1,48 @@
-"""The error the trainer's set-up and loop raise for a user's mistake.
+"""The error the trainer's set-up and loop raise for a user's mistake, and how it is shown.
 
 `run_pretraining.main()` prints it as one `Error: ...` line and exits with status 1; the
 modules' own errors (ConfigError, DataError, CheckpointError, VocabError) are turned into it.
+Under torchrun every rank usually fails alike: only rank 0 prints the line, and every rank
+writes it to the error file torchrun gives it (TORCHELASTIC_ERROR_FILE), so that torchrun's
+closing summary ("Root Cause ... traceback: Error: ...") shows the message instead of
+"To enable traceback see ...". torchrun still prints its own traceback (ChildFailedError)
+above that summary.
 """
 from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+ERROR_FILE_ENV = "TORCHELASTIC_ERROR_FILE"
+# Under torchrun, ranks other than 0 wait this long before they report: a mistake in the flags
+# or the data fails every rank alike, so rank 0 finishes first, its message is the one printed
+# and torchrun's "root cause", and torchrun stops the others. An error of one rank alone is
+# still reported by that rank after the wait.
+OTHER_RANKS_WAIT_S = 2.0
 
 
 class TrainError(ValueError):
     """A user-facing problem found while setting up or running training."""
+
+
+def show_error(message: str) -> None:
+    """`Error: message` on stderr once (rank 0, or a process outside torchrun), and in this
+    rank's torchrun error file when torchrun set one."""
+    line = f"Error: {message}"
+    rank = os.environ.get("RANK", "0")
+    path = os.environ.get(ERROR_FILE_ENV)
+    if rank != "0" and path:
+        time.sleep(OTHER_RANKS_WAIT_S)
+    if rank == "0":
+        print(line, file=sys.stderr, flush=True)
+    if path:
+        # torchrun's own layout (what its @record writes): the summary prints py_callstack
+        record = {"message": {"message": line, "extraInfo": {
+            "py_callstack": line, "timestamp": str(int(time.time()))}}}
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump(record, fh)
+        except OSError:
+            pass   # rank 0's line is still on stderr

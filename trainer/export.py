@@ -6,7 +6,9 @@
 OUTPUT_DIR/checkpoints/ckpt_* is taken; half-written .tmp_ckpt_* dirs are ignored) or one
 ckpt_* dir (the vocab then comes from its run dir, two levels up). HF_DIR receives
 config.json (transformers BertConfig, architectures ["BertForPreTraining"]), model.safetensors,
-vocab.txt and tokenizer_config.json with the vocab's case setting, so that
+vocab.txt, tokenizer_config.json with the vocab's case setting and a README.md model card
+(trainer/model_card.py: language, dump, corpus, vocab, model size, steps, losses, how to load
+it, the CC BY-SA attribution of Wikipedia's text), so that
 
     transformers.BertForPreTraining.from_pretrained(HF_DIR)
     transformers.BertTokenizerFast.from_pretrained(HF_DIR)
@@ -135,6 +137,7 @@ def export(checkpoint_dir, output, vocab_file=None) -> Path:
     """Write HF_DIR from a checkpoint (see module docstring); returns the checkpoint used."""
     from safetensors.torch import save_file
 
+    from trainer.model_card import model_card
     from vocab.spec import VocabError, load_vocab, tokenizer_config
 
     ckpt, run_dir = find_checkpoint(checkpoint_dir)
@@ -164,6 +167,9 @@ def export(checkpoint_dir, output, vocab_file=None) -> Path:
                                    model_max_length=config.max_position_embeddings)
         (tmp / "tokenizer_config.json").write_text(json.dumps(tok_cfg, indent=2) + "\n",
                                                    encoding="utf-8")
+        n_params = sum(v.numel() for v in state.values())
+        (tmp / "README.md").write_text(model_card(run_dir, ckpt, config, spec, n_params),
+                                       encoding="utf-8")
         # Files move in one by one with os.replace: readers see old or new files, never halves.
         out.mkdir(exist_ok=True)
         for f in tmp.iterdir():

@@ -23,7 +23,8 @@ train_batch_size x gradient_accumulation_steps x ranks.
 Writes to output_dir: hparams.json, bert_config.json, vocab.txt + tokenizer_config.json,
 train_log.jsonl, tensorboard/, git_diff.patch (if the checkout is dirty) and
 checkpoints/ckpt_{step:08d}/ (see trainer/checkpoint.py). Bad input ends with one
-`Error: ...` line and exit status 1.
+`Error: ...` line and exit status 1; under torchrun rank 0 prints it and torchrun's closing
+summary repeats it (trainer/errors.py).
 
 Environment:
     WIKI2BERT_TRACEBACK=1   show the traceback of an `Error: ...` too
@@ -42,7 +43,7 @@ if __package__ in (None, ""):  # run by path: make the repo root importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from trainer.config import ConfigError, parse_args  # noqa: E402
-from trainer.errors import TrainError  # noqa: E402
+from trainer.errors import TrainError, show_error  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -65,7 +66,7 @@ def main(argv=None) -> int:
     except (ConfigError, TrainError) as exc:
         if os.environ.get("WIKI2BERT_TRACEBACK") == "1":
             raise
-        print(f"Error: {exc}", file=sys.stderr)
+        show_error(str(exc))   # once (rank 0), and in torchrun's error file for its summary
         return 1
     except KeyboardInterrupt:
         print("Error: interrupted; rerun with --resume_from_checkpoint to continue from the last "

@@ -17,6 +17,17 @@ from .spec import load_vocab
 from .tokenizer import make_tokenizer
 
 MAX_UNK_EXAMPLES = 20
+# Fewer held-out sentences than this and the figures are noise: the summary says so.
+MIN_EVAL_SENTENCES = 1000
+
+
+def too_small_message(n_sentences: int) -> str | None:
+    """One line when `n_sentences` held-out sentences are too few to judge a vocab, else None."""
+    if n_sentences >= MIN_EVAL_SENTENCES:
+        return None
+    return (f"the vocab report is measured on only {n_sentences:,} held-out sentences (under "
+            f"{MIN_EVAL_SENTENCES:,}), too few to mean much: hold out more text with "
+            "`pipeline shard --min-test-sentences N`, or give held-out text with `pipeline vocab --eval PATH`")
 
 
 def evaluate_vocab(vocab_dir: str | os.PathLike, sentences: Sequence[str], source: str = "",

@@ -65,6 +65,10 @@ class TextIO:
     files: list[Path]   # the input files, sorted
     output: Path        # the stage's output folder
 
+    def input_bytes(self) -> int:
+        """The input files' total size: what the text stages' disk estimate starts from."""
+        return sum(f.stat().st_size for f in self.files)
+
     def tasks_out(self) -> list[tuple[Path, Path]]:
         """(input file, output file) pairs; StageError if two inputs map to one output name."""
         pairs = [(f, self.output / flat_name(self.root, f)) for f in self.files]

@@ -26,18 +26,20 @@ def read_manifest(directory: str | os.PathLike) -> dict | None:
         return json.load(fh)
 
 
-def require_stage_output(directory: str | os.PathLike, upstream: str) -> dict:
-    """Return the manifest of a finished `upstream` stage in `directory`, or explain what to run."""
+def require_stage_output(directory: str | os.PathLike, upstream: str,
+                         option: str = "--input") -> dict:
+    """Return the manifest of a finished `upstream` stage in `directory`, or explain what to
+    run (or which `option` names the files instead)."""
     directory = Path(directory)
     manifest = read_manifest(directory)
     if manifest is None:
         if directory.exists():
             raise StageError(
                 f"{directory} holds no finished '{upstream}' output (no {MANIFEST}): "
-                f"run or finish `pipeline {upstream}` first, or pass --input"
+                f"run or finish `pipeline {upstream}` first, or pass {option}"
             )
         raise StageError(
-            f"{directory} does not exist: run `pipeline {upstream}` first, or pass --input"
+            f"{directory} does not exist: run `pipeline {upstream}` first, or pass {option}"
         )
     return manifest
 

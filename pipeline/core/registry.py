@@ -47,7 +47,11 @@ STAGES: tuple[Stage, ...] = (
           summary="WordPiece vocab.txt and its quality report"),
     Stage("encode", None, ("shard", "vocab"), summary="static-masked instances in NVIDIA's HDF5"),
     Stage("inspect", None, ("encode",), in_run=False, summary="decoded instances of an HDF5 file"),
-    Stage("run", None, in_run=False, summary="every stage in order (make corpus)"),
+    Stage("run", None, in_run=False, summary="every stage in order, then the report (make corpus)"),
+    Stage("report", None, in_run=False,
+          also_reads=("extract", "format", "split", "filter", "shard", "vocab", "encode"),
+          summary="report.html: what each stage kept and lost, with pictures"),
+    Stage("clean", None, in_run=False, summary="remove the folders you no longer need (--keep ...)"),
 )
 BY_NAME = {s.name: s for s in STAGES}
 

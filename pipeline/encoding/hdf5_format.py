@@ -42,6 +42,18 @@ RANDOM_SEED = 12345
 DUPE_FACTOR = 5
 SHORT_SEQ_PROB = 0.1
 
+# Held-out (test) instances an evaluation needs before its figures mean much; the trainer's
+# eval and `pipeline report` say so in one line below it.
+MIN_EVAL_INSTANCES = 1000
+
+
+def few_eval_instances(n: int) -> str | None:
+    """One line when `n` held-out instances are too few to judge a model on, else None."""
+    if n >= MIN_EVAL_INSTANCES:
+        return None
+    return (f"eval on only {n:,} held-out instances (under {MIN_EVAL_INSTANCES:,}) means little: "
+            "hold out more text with `pipeline shard --min-test-sentences N` and encode again")
+
 
 class HDF5FormatError(ValueError):
     """A file does not follow the contract; the message names the file and what is wrong."""

@@ -19,15 +19,13 @@ import json
 from pathlib import Path
 
 import click
-import numpy as np
 
 from pipeline.core.errors import StageError
 from pipeline.core.manifest import MANIFEST
 from pipeline.core.registry import stage_dir
 from pipeline.encoding.hdf5_format import HDF5FormatError, check_file
+from pipeline.encoding.stats import render, statistics
 from vocab.spec import VocabError, VocabSpec, load_vocab
-
-READ_ROWS = 8192
 
 
 def find_vocab(file: Path, vocab: Path | None, data_dir, lang: str) -> VocabSpec:
@@ -64,60 +62,6 @@ def open_instances(file: Path):
         raise StageError(f"{exc}: not a BERT pretraining HDF5 file; give one written by "
                          "`pipeline encode`") from None
     return h5py.File(file, "r")
-
-
-def render(ids, mask, masked_pos, masked_ids, spec: VocabSpec) -> tuple[str, str]:
-    """The A and B sides of one instance as text, masked positions marked."""
-    tokens = spec.tokens
-    length = int(mask.sum())
-    labels = {int(p): int(o) for p, o in zip(masked_pos, masked_ids) if p > 0}
-    out = []
-    for pos in range(length):
-        t = tokens[int(ids[pos])]
-        if pos in labels:
-            orig = tokens[labels[pos]]
-            if ids[pos] == spec.mask_id:
-                t = f"[MASK→{orig}]"
-            elif ids[pos] == labels[pos]:
-                t = f"<{orig}>"
-            else:
-                t = f"{{{t}→{orig}}}"
-        out.append(t)
-    sep = out.index("[SEP]") if "[SEP]" in out else len(out) - 1
-    return " ".join(out[:sep + 1]), " ".join(out[sep + 1:])
-
-
-def statistics(f, spec: VocabSpec) -> dict:
-    n, L = f["input_ids"].shape
-    special = np.array([spec.cls_id, spec.sep_id], dtype=np.int64)
-    tot = {"instances": n, "tokens": 0, "masked": 0, "as_mask": 0, "kept": 0, "random": 0,
-           "random_next": 0, "shorter": 0, "half": 0, "bad_positions": 0, "length_sum": 0}
-    for s in range(0, n, READ_ROWS):
-        ids = f["input_ids"][s:s + READ_ROWS]
-        mask = f["input_mask"][s:s + READ_ROWS]
-        pos = f["masked_lm_positions"][s:s + READ_ROWS].astype(np.int64)
-        orig = f["masked_lm_ids"][s:s + READ_ROWS]
-        nsp = f["next_sentence_labels"][s:s + READ_ROWS]
-        length = mask.sum(axis=1).astype(np.int64)
-        valid = pos > 0
-        count = valid.sum(axis=1)
-        at = np.take_along_axis(ids, pos, axis=1)
-        tot["tokens"] += int((length - 3).sum())
-        tot["masked"] += int(count.sum())
-        tot["as_mask"] += int(((at == spec.mask_id) & valid).sum())
-        tot["kept"] += int(((at == orig) & valid).sum())
-        tot["random_next"] += int(nsp.sum())
-        tot["length_sum"] += int(length.sum())
-        tot["shorter"] += int((length < L).sum())
-        tot["half"] += int((length < L // 2).sum())
-        # positions: a prefix of nonzero entries, ascending, inside the sequence, not special
-        prefix_ok = (np.arange(pos.shape[1])[None, :] < count[:, None]) == valid
-        ascending = np.where(valid[:, 1:], np.diff(pos, axis=1) > 0, True).all(axis=1)
-        inside = np.where(valid, pos < length[:, None], True).all(axis=1)
-        not_special = ~(valid & np.isin(orig, special)).any(axis=1)   # [CLS]/[SEP] never masked
-        tot["bad_positions"] += int((~(prefix_ok.all(axis=1) & ascending & inside & not_special)).sum())
-    tot["random"] = tot["masked"] - tot["as_mask"] - tot["kept"]
-    return tot
 
 
 def inspect_file(file, vocab=None, show: int = 3, data_dir="data", lang: str = "hu",

@@ -4,6 +4,8 @@ Usage:
     pipeline --lang hu run                              # download the latest huwiki dump
     pipeline --lang hu run --dump data/sample/huwiki-sample.xml.bz2
     pipeline --lang uk run --dump ukwiki.xml.xz --vocab-size 16000 --encode 128/20
+
+Ends by writing DATA_DIR/LANG/report.html (`pipeline report`) and printing its path.
 """
 from __future__ import annotations
 
@@ -30,7 +32,8 @@ def parse_encode_setting(ctx, param, values):
     return tuple(settings)
 
 
-RUN_HELP = (f"Run {', '.join(s.name for s in pipeline_stages())} in order.\n\n"
+RUN_HELP = (f"Run {', '.join(s.name for s in pipeline_stages())} in order, then write "
+            "report.html.\n\n"
             "Finished stages are skipped in seconds; an interrupted one resumes where it stopped.")
 
 
@@ -70,5 +73,6 @@ def command(ctx, dump, date, vocab_size, num_shards, encode_settings, dupe_facto
         elif not no_encode:
             for seq, pred in encode_settings:
                 invoke("encode", max_seq=seq, max_pred=pred, dupe_factor=dupe_factor)
+    ctx.invoke(group.get_command(ctx, "report"))
     log.info("run: all stages done for %s in %.1f s (data in %s)", ctx.obj.lang,
              time.time() - started, ctx.obj.data_dir / ctx.obj.lang)

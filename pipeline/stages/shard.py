@@ -8,6 +8,10 @@ Two streaming passes over the filtered files, never the whole corpus in memory:
    shard, planned from pass 1's sizes (one integer per document in memory, never the text).
    A document is never split; inside a shard documents keep the corpus order. The output is
    the same for any --workers.
+   The held-out share has a floor: while the test documents hold fewer than
+   --min-test-sentences sentences, the documents with the next-smallest hashes join them, up to
+   MAX_TEST_SHARE of the documents (so a 40-article sample still trains on 36). Evaluations on
+   a few hundred sentences or instances mean little (the vocab report and the trainer say so).
 
 Writes DATA_DIR/LANG/sharded/{LANG}wiki_training_{i}.txt and {LANG}wiki_test_{i}.txt
 (one sentence per line, a blank line between documents) and a manifest with the counts per
@@ -16,6 +20,7 @@ shard.
 Usage:
     pipeline --lang hu shard                                # filtered/ -> sharded/
     pipeline --lang hu shard --num-shards 64 --test-fraction 0.02
+    pipeline --lang hu shard --min-test-sentences 0     # exactly --test-fraction, no floor
     shard(data_dir="data", lang="hu", workers=2)            # from Python
 """
 from __future__ import annotations
@@ -45,6 +50,13 @@ log = logging.getLogger("pipeline")
 
 MIN_AUTO_SHARDS = 16
 AUTO_SHARD_BYTES = 128 * 1000 * 1000  # above 16 shards, about this much text per training shard
+MIN_TEST_SENTENCES = 2500   # held-out floor: ~1,000 eval instances at seq 512 with dupe factor 5
+MAX_TEST_SHARE = 0.1        # the floor never holds out more than this share of the documents
+# The floor adds documents in hash order (the choice depends on the text and the seed only).
+# Pass 1 keeps (hash, index, sentences) only of the documents whose hash falls below this
+# share; should they run out before the floor or the cap is reached (small corpora), the
+# files are scanned again with a larger share.
+CANDIDATE_SHARE = 2 * MAX_TEST_SHARE
 
 
 def doc_hash(doc_bytes: bytes, seed: int) -> int:
@@ -61,15 +73,18 @@ def _doc_bytes(doc: list[str]) -> bytes:
     return "\n".join(doc).encode("utf-8")
 
 
-def scan_file(path: Path, seed: int, test_fraction: float) -> dict:
-    """Pass 1 over one input file: each document's size, the held-out ones, the smallest hash."""
-    info = {"sizes": [], "test": [], "min_hash": None, "min_index": None}
+def scan_file(path: Path, seed: int, test_fraction: float, candidate_fraction: float = 0.0) -> dict:
+    """Pass 1 over one input file: each document's size, the held-out ones, the smallest hash,
+    and (hash, index, sentences) of the documents the held-out floor may add."""
+    info = {"sizes": [], "test": [], "candidates": [], "min_hash": None, "min_index": None}
     for i, doc in enumerate(documents(read_utf8(path))):
         data = _doc_bytes(doc)
         h = doc_hash(data, seed)
         info["sizes"].append(len(data) + 2)  # with its newline and the blank line after it
         if is_test(h, test_fraction):
             info["test"].append(i)
+        if is_test(h, candidate_fraction):
+            info["candidates"].append((h, i, len(doc)))
         if info["min_hash"] is None or h < info["min_hash"]:
             info["min_hash"], info["min_index"] = h, i
     return info
@@ -85,6 +100,24 @@ def assign_largest_first(sizes: np.ndarray, n_shards: int) -> np.ndarray:
         shard_of[d] = i
         heapq.heapreplace(heap, (total + int(sizes[d]), i))
     return shard_of
+
+
+def add_test_floor(held_out: np.ndarray, candidates: list[tuple[int, int, int]],
+                   min_sentences: int, max_docs: int) -> bool:
+    """Hold out the candidates (hash, document, sentences) in hash order while the held-out
+    documents have fewer than `min_sentences` sentences and fewer than `max_docs` documents;
+    True if the candidates ran out first."""
+    by_doc = {g: n for _h, g, n in candidates}
+    sentences = sum(by_doc.get(g, 0) for g in np.flatnonzero(held_out).tolist())
+    count = int(held_out.sum())
+    for _h, g, n in sorted(candidates):
+        if sentences >= min_sentences or count >= max_docs:
+            return False
+        if not held_out[g]:
+            held_out[g] = True
+            sentences += n
+            count += 1
+    return sentences < min_sentences and count < max_docs
 
 
 def default_num_shards(train_bytes: int) -> int:
@@ -117,7 +150,8 @@ class _ShardWriter:
 
 
 def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
-          num_shards=None, test_fraction=0.01, seed=12345) -> dict:
+          num_shards=None, test_fraction=0.01, min_test_sentences=MIN_TEST_SENTENCES,
+          seed=12345) -> dict:
     """Write balanced training and test shards of whole documents; return the summary dict."""
     lang = validate_lang(lang)
     if num_shards is not None and num_shards < 1:
@@ -126,14 +160,19 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
         raise StageError(f"--test-fraction must be at least 0 and below 1, e.g. 0.01 (got {test_fraction})")
     io = text_io(data_dir, lang, "shard", input, output)
     files, out_dir = io.files, io.output
-    options = {"lang": lang, "num_shards": num_shards, "test_fraction": test_fraction, "seed": seed}
+    if min_test_sentences < 0:
+        raise StageError(f"--min-test-sentences must be at least 0 (got {min_test_sentences})")
+    options = {"lang": lang, "num_shards": num_shards, "test_fraction": test_fraction,
+               "min_test_sentences": min_test_sentences, "seed": seed}
     run = StageRun("shard", out_dir, options, fingerprint_inputs([io.source]), force=force,
-                   workers=workers)
+                   workers=workers, expected_bytes=io.input_bytes())
     if run.complete:
         return run.skip()
 
     # Pass 1: document sizes and held-out documents per file.
-    scan = functools.partial(scan_file, seed=seed, test_fraction=test_fraction)
+    floor = min_test_sentences > 0 and test_fraction > 0
+    scan = functools.partial(scan_file, seed=seed, test_fraction=test_fraction,
+                             candidate_fraction=max(test_fraction, CANDIDATE_SHARE) if floor else 0.0)
     tasks = [Task(f"scan_{f.name}", f) for f in files]
     infos = []
     for _task, info in run.run_tasks(tasks, scan, desc="shard: scan", unit="file"):
@@ -151,6 +190,23 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
     held_out = np.zeros(total_docs, dtype=bool)
     for start, info in zip(starts.tolist(), infos):
         held_out[[start + d for d in info["test"]]] = True
+    share = max(test_fraction, CANDIDATE_SHARE)
+    while floor:
+        candidates = [(h, start + i, n) for start, info in zip(starts.tolist(), infos)
+                      for h, i, n in info["candidates"]]
+        with_floor = held_out.copy()
+        ran_out = add_test_floor(with_floor, candidates, min_test_sentences,
+                                 int(MAX_TEST_SHARE * total_docs))
+        if not ran_out or share >= 1:
+            held_out = with_floor
+            break
+        share = min(1.0, share * 4)   # a small corpus: scan again with more candidates
+        rescan = functools.partial(scan_file, seed=seed, test_fraction=test_fraction,
+                                   candidate_fraction=share)
+        infos = [{**info, "candidates": again["candidates"]}
+                 for info, again in zip(infos, run.map(rescan, files))]
+    for info in infos:
+        info.pop("candidates", None)
     if not held_out.any() and test_fraction > 0 and total_docs >= 2:
         # Hold out the document with the smallest hash, so that a test shard exists.
         f = min((i for i in range(len(infos)) if counts[i]), key=lambda i: infos[i]["min_hash"])
@@ -164,7 +220,8 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
     if n_train_shards < wanted and num_shards:
         log.warning("shard: only %d training documents, so %d training shards instead of %d",
                     n_train, n_train_shards, wanted)
-    n_test_shards = min(n_test, max(1, round(n_train_shards * test_fraction))) if n_test else 0
+    share = max(test_fraction, n_test / total_docs)
+    n_test_shards = min(n_test, max(1, round(n_train_shards * share))) if n_test else 0
     shard_of = np.empty(total_docs, dtype=np.int32)
     shard_of[~held_out] = assign_largest_first(sizes[~held_out], n_train_shards)
     if n_test:
@@ -187,6 +244,7 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
         "documents": total_docs, "training_documents": n_train, "test_documents": n_test,
         "training_shards": n_train_shards, "test_shards": n_test_shards,
         "sentences": sum(r["sentences"] for r in table),
+        "test_sentences": sum(r["sentences"] for r in table if r["split"] == "test"),
         "output_bytes": sum(r["bytes"] for r in table),
         "largest_shard_bytes": max(train.sizes), "smallest_shard_bytes": min(train.sizes),
         "seconds": run.seconds(),
@@ -203,16 +261,20 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
               help=f"Training shards [default: {MIN_AUTO_SHARDS}, or one per ~128 MB of text if more; "
                    "never more than the training documents].")
 @click.option("--test-fraction", type=click.FloatRange(0, 1, max_open=True), default=0.01,
-              show_default=True, help="Share of documents held out for the test shards.")
+              show_default=True, help="Share of documents held out for the test shards (0: none).")
+@click.option("--min-test-sentences", type=click.IntRange(min=0), default=MIN_TEST_SENTENCES,
+              show_default=True,
+              help=f"Hold out more documents until the test shards have this many sentences, "
+                   f"up to {MAX_TEST_SHARE:.0%} of the documents (0: exactly --test-fraction).")
 @click.option("--seed", type=int, default=12345, show_default=True,
               help="Seed of the document hash that picks the held-out documents.")
 @force_option
 @click.pass_obj
-def command(g, input_, output, num_shards, test_fraction, seed, force):
+def command(g, input_, output, num_shards, test_fraction, min_test_sentences, seed, force):
     """Cut the filtered documents into balanced training and test shards.
 
     Writes LANGwiki_training_I.txt and LANGwiki_test_I.txt: whole documents, largest first
     into the smallest shard; held-out documents chosen by a seeded hash of their text.
     """
     shard(**g.kwargs(), input=input_, output=output, force=force, num_shards=num_shards,
-          test_fraction=test_fraction, seed=seed)
+          test_fraction=test_fraction, min_test_sentences=min_test_sentences, seed=seed)

@@ -41,7 +41,7 @@ from pipeline.core.registry import stage_dir, validate_lang
 from pipeline.core.runner import StageRun
 from vocab.convert import ConversionError, read_spm_pieces, to_wordpiece
 from vocab.normalizer import is_vocab_char
-from vocab.report import evaluate_vocab, format_table
+from vocab.report import evaluate_vocab, format_table, too_small_message
 from vocab.sample import (EVAL_MAX_SENTENCES, HELDOUT_FRACTION, count_words, merge_smallest,
                           read_sentences, scan_file, sentence_key, write_word_counts)
 from vocab.spec import NUM_SPECIALS, tokenizer_config
@@ -267,6 +267,8 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
     write_json_atomic(out / REPORT, rep)
     if eval_sentences:
         log.info("vocab: quality on held-out sentences\n%s", format_table(rep))
+        if too_small_message(len(eval_sentences)):
+            log.warning("vocab: warning: %s", too_small_message(len(eval_sentences)))
     else:
         log.warning("vocab: no held-out sentences to measure the vocab on (give --eval PATH)")
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from pipeline.cli import cli
 
 STAGES = ["download", "extract", "format", "split", "filter", "vocab", "shard", "encode",
-          "inspect", "run"]
+          "inspect", "run", "report", "clean"]
 
 
 def test_every_stage_is_registered_and_explains_itself():
@@ -38,10 +38,23 @@ def test_real_wikipedia_codes_are_accepted(good):
     assert res.exit_code == 0
 
 
-def test_pipeline_stages_never_import_torch_or_transformers():
+def test_pipeline_stages_never_import_torch_transformers_or_matplotlib():
     code = ("import sys, importlib, pipeline.cli, pipeline.core.registry as r; "
             "[importlib.import_module(s.module) for s in r.STAGES]; "
-            "bad = [m for m in ('torch', 'transformers', 'deepspeed') if m in sys.modules]; "
+            "bad = [m for m in ('torch', 'transformers', 'deepspeed', 'matplotlib') if m in sys.modules]; "
             "print(','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("args, hint", [
+    (["run", "--lang", "el"], "pipeline --lang LANG run ..."),
+    (["shard", "--data-dir", "d"], "pipeline --data-dir DATA_DIR shard ..."),
+    (["encode", "-q"], "pipeline -q encode ..."),
+])
+def test_a_global_option_after_the_stage_name_says_where_it_goes(args, hint):
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2 and "global options go before the stage name" in res.output
+    assert hint in res.output
+    other = CliRunner().invoke(cli, ["shard", "--bogus"])
+    assert other.exit_code == 2 and "global" not in other.output

@@ -150,3 +150,34 @@ def test_bad_options_and_inputs_give_one_clear_line(tmp_path):
     (tmp_path / "in" / "a.txt").write_bytes(b"ok\n\n\xc3\x28 bad\n")
     res = runner.invoke(cli, ["shard", "--input", str(tmp_path / "in"), "--output", str(tmp_path / "o")])
     assert res.exit_code == 1 and "not UTF-8" in res.output and "Traceback" not in res.output
+
+
+def test_the_held_out_floor_adds_documents_up_to_its_cap(tmp_path):
+    docs = make_corpus(tmp_path / "in", n_files=2, docs_per_file=100)   # 200 documents
+    sentences = {d: d.count("\n") + 1 for d in docs}
+    exact = shard(lang="hu", workers=1, input=tmp_path / "in", output=tmp_path / "exact",
+                  test_fraction=0.01, min_test_sentences=0)
+    floor = shard(lang="hu", workers=1, input=tmp_path / "in", output=tmp_path / "floor",
+                  test_fraction=0.01, min_test_sentences=60)
+    held = shard_docs(tmp_path / "floor", "*test_*.txt")
+    # the floor keeps the fraction's documents and adds others until 60 sentences are held out
+    assert set(shard_docs(tmp_path / "exact", "*test_*.txt")) <= set(held)
+    assert floor["test_sentences"] == sum(sentences[d] for d in held) >= 60
+    assert floor["test_sentences"] - max(sentences[d] for d in held) < 60
+    assert exact["test_documents"] < floor["test_documents"]
+    # an unreachable floor stops at MAX_TEST_SHARE of the documents
+    capped = shard(lang="hu", workers=1, input=tmp_path / "in", output=tmp_path / "capped",
+                   test_fraction=0.01, min_test_sentences=10**6)
+    assert capped["test_documents"] == int(sharding.MAX_TEST_SHARE * 200)
+    assert capped["training_documents"] == 180
+
+
+def test_too_few_candidates_are_scanned_for_again(tmp_path, monkeypatch):
+    make_corpus(tmp_path / "in", n_files=2, docs_per_file=100)
+    wide = shard(lang="hu", workers=1, input=tmp_path / "in", output=tmp_path / "wide",
+                 test_fraction=0.01, min_test_sentences=10**6)
+    monkeypatch.setattr(sharding, "CANDIDATE_SHARE", 1e-6)   # pass 1 keeps no candidate
+    narrow = shard(lang="hu", workers=1, input=tmp_path / "in", output=tmp_path / "narrow",
+                   test_fraction=0.01, min_test_sentences=10**6)
+    assert narrow["test_documents"] == 20        # the cap is still reached, with the same documents
+    assert outputs(tmp_path / "narrow") == outputs(tmp_path / "wide") and wide["test_documents"] == 20

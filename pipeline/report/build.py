@@ -1,0 +1,47 @@
+"""The whole report: every section in order, written as DATA_DIR/LANG/report.html.
+
+Usage:
+    path = write_report(Path("data/uk"), "uk", runs=[Path("runs/uk_p1")])
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from pipeline.core.atomic import atomic_open
+
+from .corpus import quality_section
+from .funnel import funnel_section
+from .hdf5 import hdf5_section
+from .inputs import ReportInputs
+from .page import render_page
+from .rejections import rejections_section
+from .training import training_section
+from .vocabulary import vocab_section
+
+REPORT_FILE = "report.html"
+
+
+def build_report(lang_dir: Path, lang: str, runs=()) -> tuple[str, list[str]]:
+    """(the page's HTML, its warnings)."""
+    data = ReportInputs.of(lang_dir)
+    sections = [
+        funnel_section(data),
+        rejections_section(data, lang),
+        quality_section(data, lang),
+        vocab_section(data, lang),
+        hdf5_section(data.encodings, lang),
+        training_section([Path(r) for r in runs]),
+    ]
+    subtitle = f"{lang_dir.resolve()} · written {time.strftime('%Y-%m-%d %H:%M')}"
+    page = render_page(f"wiki2bert report: {lang}", subtitle, sections, lang)
+    return page, [f"{s.id}: {w}" for s in sections for w in s.warnings]
+
+
+def write_report(lang_dir: Path, lang: str, runs=(), output: Path | None = None) -> tuple[Path, list[str]]:
+    """Write the page atomically (to `output`, default LANG_DIR/report.html); (path, warnings)."""
+    page, warnings = build_report(lang_dir, lang, runs)
+    path = Path(output) if output is not None else Path(lang_dir) / REPORT_FILE
+    with atomic_open(path) as fh:
+        fh.write(page)
+    return path, warnings

@@ -1,0 +1,110 @@
+"""Section `hdf5`: each encoded set (hdf5_... folder): instances, masked share and its
+[MASK] / random / kept split, random-next share, tokens per instance, a few decoded instances.
+
+Counts come from encode's manifest; the masking figures and lengths are measured on the first
+rows of the set's files (pipeline/encoding/stats.py, as `pipeline inspect` does).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.core.report import human_bytes
+from pipeline.encoding.hdf5_format import HDF5FormatError, check_file, few_eval_instances
+from pipeline.encoding.stats import render, statistics
+from vocab.spec import VocabError, load_vocab
+
+from .figures import histogram
+from .page import Section, esc, num, percent, table
+
+MEASURED_ROWS = 20_000        # instances read per set for the figures
+SHOWN_INSTANCES = 2
+
+
+def _files(folder: Path, m: dict) -> list[Path]:
+    return [folder / o["path"] for o in m.get("outputs", []) if (folder / o["path"]).is_file()]
+
+
+def _measure(files: list[Path], spec) -> tuple[dict, list]:
+    """Statistics summed over files until MEASURED_ROWS instances; decoded instances of the first."""
+    import h5py
+
+    total: dict = {}
+    shown = []
+    for path in files:
+        left = MEASURED_ROWS - total.get("instances", 0)
+        if left <= 0:
+            break
+        with h5py.File(path, "r") as f:
+            st = statistics(f, spec, max_rows=left)
+            for i in range(min(SHOWN_INSTANCES - len(shown), st["instances"])):
+                a, b = render(f["input_ids"][i], f["input_mask"][i], f["masked_lm_positions"][i],
+                              f["masked_lm_ids"][i], spec)
+                shown.append((path.name, i, a, b, int(f["next_sentence_labels"][i])))
+        for k, v in st.items():
+            if k == "lengths":
+                total[k] = [x + y for x, y in zip(total.get(k, [0] * len(v)), v)]
+            else:
+                total[k] = total.get(k, 0) + v
+    return total, shown
+
+
+def _one_set(sec: Section, folder: Path, m: dict, lang: str) -> None:
+    o, s = m.get("options") or {}, m.get("summary") or {}
+    seq, pred = o.get("max_seq"), o.get("max_pred")
+    sec.add(f"<h3>seq {esc(seq)} / {esc(pred)} predictions <small>{esc(folder.name)}</small></h3>")
+    files = _files(folder, m)
+    test = (s.get("instances") or 0) - (s.get("training_instances") or 0)
+    if few_eval_instances(test):
+        sec.warn(f"seq {seq}: {few_eval_instances(test)}")
+    try:
+        for f in files[:1]:
+            check_file(f)
+        recorded = m.get("vocab")   # encode records its vocab.txt; the data dir may have moved
+        spec = load_vocab(recorded if recorded and Path(recorded).is_file() else folder.parent / "vocab")
+    except (HDF5FormatError, VocabError) as exc:
+        sec.warn(f"seq {seq}: {exc}")
+        return
+    st, shown = _measure(files, spec)
+    n, masked = st.get("instances", 0), st.get("masked", 0)
+    rows = [("figure", "value"),
+            ("files (training + test)", num(len(files))),
+            ("instances: training / test", f"{num(s.get('training_instances'))} / {num(test)}"),
+            ("documents / tokens", f"{num(s.get('documents'))} / {num(s.get('tokens'))}"),
+            ("size on disk", human_bytes(sum(x.get("bytes", 0) for x in m.get("outputs", [])))),
+            ("dupe factor / masked LM prob", f"{o.get('dupe_factor')} / {o.get('masked_lm_prob')}"),
+            ("measured on", f"the first {num(n)} instances"),
+            ("masked share of tokens", percent(masked / st["tokens"] if st.get("tokens") else None, 2)),
+            ("[MASK] / random / kept", " / ".join(percent(st[k] / masked if masked else None)
+                                                  for k in ("as_mask", "random", "kept"))),
+            ("random next sentence (B)", percent(st["random_next"] / n if n else None)),
+            ("mean length", f"{st['length_sum'] / max(1, n):.1f} of {seq}"),
+            ("instances with invalid masked positions", num(st.get("bad_positions")))]
+    bad = set()
+    if st.get("bad_positions"):
+        bad.add(len(rows) - 2)
+        sec.warn(f"seq {seq}: {st['bad_positions']:,} instances have invalid masked positions")
+    if masked and abs(st["as_mask"] / masked - 0.8) > 0.05:
+        bad.add(7)
+        sec.warn(f"seq {seq}: {percent(st['as_mask'] / masked)} of the masked tokens are [MASK], "
+                 "not about 80%")
+    sec.add(table(rows, bad_rows=bad))
+    lengths = st.get("lengths") or []
+    if lengths:
+        values = list(range(len(lengths)))
+        step = max(1, seq // 32)   # 32 bins; the last one, [seq - step, seq], holds full instances
+        sec.add(histogram(values, weights=lengths, bins=list(range(0, seq + 1, step)), log=True,
+                          title=f"Tokens per instance, seq {seq} ({num(n)} instances; log scale)",
+                          xlabel="tokens (with [CLS] and [SEP])", ylabel="instances"))
+    for name, i, a, b, label in shown:
+        sec.add(f'<p class="note">{esc(name)} #{i}, B is {"a random" if label else "the actual"} '
+                f'next sentence; [MASK→x] masked, {{y→x}} random, &lt;x&gt; kept</p>'
+                f'<ul class="sample" lang="{esc(lang)}"><li>A: {esc(a)}</li><li>B: {esc(b)}</li></ul>')
+
+
+def hdf5_section(encodings: list, lang: str) -> Section:
+    sec = Section("hdf5", "HDF5 pretraining instances")
+    if not encodings:
+        sec.note("No finished encode output (hdf5_... folder) yet: run `pipeline encode`.")
+    for folder, m in encodings:
+        _one_set(sec, folder, m, lang)
+    return sec

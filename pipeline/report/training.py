@@ -1,0 +1,90 @@
+"""Section `training`: for each trainer output dir given with `--run DIR`, the loss, MLM and NSP
+loss, learning rate and samples/s curves from train_log.jsonl, and the eval points.
+
+Reads only the run's plain files (train_log.jsonl, hparams.json): the pipeline never imports
+the trainer.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from pipeline.encoding.hdf5_format import few_eval_instances
+
+from .figures import line_chart
+from .page import Section, esc, num, table
+
+TRAIN_LOG = "train_log.jsonl"   # written by trainer/logging_utils.py
+HPARAMS = "hparams.json"
+
+
+def read_log(run: Path) -> tuple[list[dict], list[dict]]:
+    """(training records, eval records) of train_log.jsonl; a torn last line is skipped."""
+    train, evals = [], []
+    path = run / TRAIN_LOG
+    if not path.is_file():
+        return train, evals
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if "eval_loss" in rec:
+            evals.append(rec)
+        elif "loss" in rec:
+            train.append(rec)
+    return train, evals
+
+
+def _series(records: list[dict], key: str) -> tuple[list, list]:
+    pts = [(r["step"], r[key]) for r in records
+           if isinstance(r.get(key), (int, float)) and math.isfinite(r[key])]
+    return [p[0] for p in pts], [p[1] for p in pts]
+
+
+def _one_run(sec: Section, run: Path) -> None:
+    sec.add(f"<h3>{esc(run)}</h3>")
+    train, evals = read_log(run)
+    if not train:
+        sec.warn(f"{run}: no {TRAIN_LOG} with training steps (is it a trainer --output_dir?)")
+        return
+    hp = {}
+    if (run / HPARAMS).is_file():
+        hp = json.loads((run / HPARAMS).read_text(encoding="utf-8"))
+    last = train[-1]
+    rows = [("figure", "value"),
+            ("phase / max_steps", f"{hp.get('phase', '-')} / {num(hp.get('max_steps'))}"),
+            ("ranks / global batch", f"{hp.get('world_size', '-')} / {num(hp.get('global_batch_size'))}"),
+            ("seq_len / max_pred", f"{hp.get('seq_len', '-')} / {hp.get('max_pred', '-')}"),
+            ("last logged step", num(last["step"])),
+            ("loss (mlm + nsp)", f"{last['loss']:.4f} ({last['mlm_loss']:.4f} + {last['nsp_loss']:.4f})")]
+    if evals:
+        ev = evals[-1]
+        rows.append(("last eval: mlm loss / acc", f"{ev['eval_mlm_loss']:.4f} / {ev['eval_mlm_acc']:.3f}"))
+        rows.append(("last eval: nsp loss / acc", f"{ev['eval_nsp_loss']:.4f} / {ev['eval_nsp_acc']:.3f}"))
+        n = ev.get("eval_instances")
+        rows.append(("eval instances", num(n)))
+        if n is not None and few_eval_instances(n):
+            sec.warn(f"{run.name}: {few_eval_instances(n)}")
+    sec.add(table(rows))
+    bad = [r["step"] for r in train if not math.isfinite(r.get("loss", float("nan")))]
+    if bad:
+        sec.warn(f"{run.name}: the loss is not finite from step {bad[0]} on")
+    sec.add(line_chart({k: _series(train, k) for k in ("loss", "mlm_loss", "nsp_loss")},
+                       title="Training loss", points={
+                           "eval mlm_loss": _series(evals, "eval_mlm_loss"),
+                           "eval nsp_loss": _series(evals, "eval_nsp_loss")} if evals else None))
+    sec.add(line_chart({"learning rate": _series(train, "lr")}, title="Learning rate"))
+    sec.add(line_chart({"samples/s": _series(train, "samples_per_sec")},
+                       title="Throughput (samples/s, all ranks)"))
+
+
+def training_section(runs: list[Path]) -> Section:
+    sec = Section("training", "Training")
+    if not runs:
+        sec.note("No training run given: `pipeline report --run RUN_DIR` (repeatable) adds the "
+                 "loss, learning-rate and throughput curves of trainer output dirs.")
+    for run in runs:
+        _one_run(sec, Path(run))
+    return sec

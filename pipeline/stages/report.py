@@ -1,0 +1,53 @@
+"""`pipeline report`: one HTML page that shows whether the corpus is good, and where it is not.
+
+Usage:
+    pipeline --lang uk report                                # -> data/uk/report.html
+    pipeline --lang uk report --run runs/uk_p1 --run runs/uk_p2
+    write_report_stage(data_dir="data", lang="uk", runs=["runs/uk_p1"])   # from Python
+
+Reads the finished stages' manifests under DATA_DIR/LANG/ and bounded samples of their outputs
+(it never changes them) and writes DATA_DIR/LANG/report.html: self-contained (pictures inline,
+no network), sections with stable ids: funnel, rejections, quality, vocab, hdf5, training.
+Where a stage lost an unusual share of its input, the page (and this command) says so in red.
+`pipeline run` ends with this stage. The page is rewritten each time (it takes seconds).
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import click
+
+from pipeline.core.errors import StageError
+from pipeline.core.registry import lang_dir
+
+log = logging.getLogger("pipeline")
+
+
+def write_report_stage(data_dir="data", lang="hu", runs=(), output=None) -> Path:
+    """Write the report of DATA_DIR/LANG (plus trainer output dirs `runs`); return its path."""
+    from pipeline.report.build import write_report   # matplotlib loads only for a report
+
+    folder = lang_dir(data_dir, lang)
+    if not folder.is_dir():
+        raise StageError(f"{folder} does not exist: run `pipeline --lang {lang} run` first "
+                         "(or give the right --data-dir and --lang before the stage name)")
+    for run in runs:
+        if not Path(run).is_dir():
+            raise StageError(f"--run {run} is not a folder: give a trainer --output_dir")
+    path, warnings = write_report(folder, lang, runs, output)
+    for w in warnings:
+        log.warning("report: warning: %s", w)
+    log.info("report: %s (%d warning%s)", path, len(warnings), "" if len(warnings) == 1 else "s")
+    return path
+
+
+@click.command("report")
+@click.option("--run", "runs", multiple=True, type=click.Path(file_okay=False, path_type=Path),
+              help="A trainer --output_dir whose curves to show; repeat for several.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The HTML file [default: DATA_DIR/LANG/report.html].")
+@click.pass_obj
+def command(g, runs, output):
+    """Write report.html: what each stage kept and lost, with pictures, in one page."""
+    write_report_stage(data_dir=g.data_dir, lang=g.lang, runs=runs, output=output)

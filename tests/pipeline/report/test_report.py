@@ -1,0 +1,140 @@
+"""`pipeline report`: one self-contained page with a section per part (stable ids), pictures
+inline, red warnings where a stage lost an unusual share, rendered in a real headless Chromium;
+`pipeline run` ends by writing it."""
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline.cli import cli
+from pipeline.report.funnel import funnel_section
+from pipeline.report.inputs import ReportInputs
+from pipeline.report.page import SECTION_IDS
+from tests.helpers.browser import probe_page
+
+IMG = re.compile(r'<img alt="([^"]*)" src="([^"]*)"')
+
+
+@pytest.fixture(scope="module")
+def sample_run(tmp_path_factory, sample_dump):
+    """`pipeline run` on the shipped sample (small settings) and what it printed."""
+    data = tmp_path_factory.mktemp("data")
+    res = CliRunner().invoke(cli, ["--data-dir", str(data), "--lang", "hu", "--workers", "1", "run",
+                                   "--dump", str(sample_dump), "--vocab-size", "600",
+                                   "--dupe-factor", "1", "--encode", "128/20"])
+    assert res.exit_code == 0, res.output
+    return data, res.output
+
+
+def write_train_run(folder: Path, steps: int = 40) -> Path:
+    """A trainer output dir as trainer/logging_utils.py writes it (train_log.jsonl, hparams.json)."""
+    folder.mkdir(parents=True)
+    lines = []
+    for s in range(1, steps + 1):
+        lines.append({"step": s, "loss": 9 - s / 10, "mlm_loss": 8.3 - s / 10, "nsp_loss": 0.7,
+                      "lr": 1e-3 * min(1, s / 4), "grad_norm": 1.0, "samples_per_sec": 100 + s,
+                      "epoch": 0})
+        if s % 20 == 0:
+            lines.append({"step": s, "eval_mlm_loss": 8 - s / 10, "eval_mlm_acc": 0.1,
+                          "eval_nsp_loss": 0.69, "eval_nsp_acc": 0.55, "eval_loss": 8.7 - s / 10,
+                          "eval_instances": 148})
+    (folder / "train_log.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (folder / "hparams.json").write_text(json.dumps({"phase": 1, "max_steps": steps, "world_size": 2,
+                                                     "global_batch_size": 32, "seq_len": 128}))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def report_with_runs(sample_run, tmp_path_factory):
+    """`pipeline report --run GOOD --run EMPTY --output r.html` on the sample run: (page, EMPTY)."""
+    data, _ = sample_run
+    tmp = tmp_path_factory.mktemp("report")
+    run = write_train_run(tmp / "p1")
+    (tmp / "empty").mkdir()
+    res = CliRunner().invoke(cli, ["--data-dir", str(data), "--lang", "hu", "report", "--run", str(run),
+                                   "--run", str(tmp / "empty"), "--output", str(tmp / "r.html")])
+    assert res.exit_code == 0, res.output
+    return tmp / "r.html", tmp / "empty"
+
+
+def sections(page: str) -> dict[str, str]:
+    parts = re.split(r'<section id="', page)[1:]
+    return {p.split('"', 1)[0]: p for p in parts}
+
+
+def test_run_ends_by_writing_the_report_and_printing_its_path(sample_run):
+    data, output = sample_run
+    page = data / "hu" / "report.html"
+    assert page.is_file() and f"report: {page}" in output
+    assert output.index("encode:") < output.index(f"report: {page}")
+
+
+def test_the_page_is_self_contained_with_every_section_and_its_pictures(sample_run):
+    data, _ = sample_run
+    page = (data / "hu" / "report.html").read_text(encoding="utf-8")
+    found = sections(page)
+    assert list(found) == list(SECTION_IDS)
+    for sid in ("funnel", "rejections", "quality", "vocab", "hdf5"):
+        assert IMG.search(found[sid]), f"section {sid} has no picture"
+    for _alt, src in IMG.findall(page):
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not re.search(r'(src|href)="(https?:)?//', page)        # nothing from the network
+    # corpus text is in the HTML, marked with the language (the browser picks its font)
+    assert 'lang="hu"' in found["hdf5"] and "[MASK→" in found["hdf5"]
+    # the demo sample holds out a few articles only: the page says the eval would mean little
+    assert "under 1,000" in found["vocab"] and "--min-test-sentences" in found["hdf5"]
+
+
+def test_runs_add_their_curves_and_bad_runs_are_named(sample_run, report_with_runs, tmp_path):
+    data, _ = sample_run
+    page, empty = report_with_runs
+    training = sections(page.read_text(encoding="utf-8"))["training"]
+    assert len(IMG.findall(training)) == 3          # loss with eval points, lr, samples/s
+    assert "eval on only 148 held-out instances" in training
+    assert "no train_log.jsonl" in training and str(empty) in training
+    res = CliRunner().invoke(cli, ["--data-dir", str(data), "--lang", "hu", "report", "--run",
+                                   str(tmp_path / "nowhere")])
+    assert res.exit_code == 1 and "--run" in res.output and "Traceback" not in res.output
+
+
+def test_a_stage_that_lost_an_unusual_share_is_red(tmp_path):
+    data = ReportInputs(tmp_path)
+    data.manifests = {
+        "split": {"summary": {"documents": 1000, "sentences": 9000, "output_bytes": 10**6,
+                              "input_bytes": 10**6}, "seconds": 1.0},
+        "filter": {"summary": {"documents": 1000, "kept": 280, "rejected": 720,
+                               "sentences": 3000, "output_bytes": 3 * 10**5}, "seconds": 2.0},
+    }
+    sec = funnel_section(data)
+    assert sec.warnings == ["filter: 72.0% of the documents were rejected (more than 30% is unusual)"]
+    html = sec.html()
+    assert 'class="warn"' in html and '<tr class=bad><td>filter</td>' in html
+    data.manifests["filter"]["summary"].update(kept=900, rejected=100)
+    assert funnel_section(data).warnings == []
+    # documents kept, but most of their text dropped (repeated lines): red too
+    data.manifests["filter"]["summary"].update(input_bytes=10**6, output_bytes=4 * 10**5)
+    assert funnel_section(data).warnings[0].startswith("filter: 60.0% of the text bytes")
+
+
+def test_no_data_yet_is_one_line(tmp_path):
+    res = CliRunner().invoke(cli, ["--data-dir", str(tmp_path), "--lang", "uk", "report"])
+    assert res.exit_code == 1 and "does not exist" in res.output and "pipeline --lang uk run" in res.output
+
+
+@pytest.mark.slow
+def test_chromium_loads_every_image_and_finds_every_section(report_with_runs, tmp_path):
+    page, _ = report_with_runs
+    found = probe_page(page, tmp_path)
+    assert found["sections"] == list(SECTION_IDS)
+    assert found["images"] == len(IMG.findall(page.read_text(encoding="utf-8"))) >= 8
+    assert found["broken"] == []
+    # the probe does notice a picture that does not load
+    bad = tmp_path / "bad.html"
+    bad.write_text('<html><body><img alt="x" src="data:image/png;base64,AAAA"></body></html>')
+    assert probe_page(bad, tmp_path)["broken"] == ["x"]

@@ -1,0 +1,44 @@
+"""What a trainer user sees: how many instances an evaluation used (and a warning when they are
+too few to mean much), and a user error under a real torchrun printed once, with torchrun's own
+summary showing the message."""
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers.trainer_cli import SCRIPT, base_args, env, read_log
+from trainer.run_pretraining import main
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def test_the_eval_says_how_many_instances_and_that_64_are_too_few(tiny_shards, tiny_bert_config,
+                                                                   tmp_path, caplog):
+    out = tmp_path / "run"
+    caplog.set_level(logging.INFO, logger="trainer")
+    assert main(base_args(tiny_shards, tiny_bert_config, out, max_steps=2, eval_every=2,
+                          checkpoint_every=2)) == 0
+    (ev,) = [r for r in read_log(out) if "eval_loss" in r]
+    assert ev["eval_instances"] == 64            # the one test shard, all of it
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("eval on 64 instances" in m for m in messages)
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING
+                  and "held-out instances" in r.getMessage()]
+    assert "under 1,000" in warning and "pipeline shard --min-test-sentences" in warning
+
+
+@pytest.mark.slow
+def test_a_user_error_under_torchrun_is_printed_once_and_in_torchruns_summary(tiny_bert_config,
+                                                                              tmp_path):
+    (tmp_path / "empty").mkdir()
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+           str(SCRIPT), *base_args(tmp_path / "empty", tiny_bert_config, tmp_path / "o")]
+    res = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=300)
+    assert res.returncode != 0
+    ours = [ln for ln in res.stderr.splitlines() if ln.startswith("Error: ")]
+    assert len(ours) == 1 and "no *training*.hdf5" in ours[0]          # rank 0 only
+    summary = res.stderr[res.stderr.index("Root Cause"):]
+    assert "rank      : 0" in summary and f"traceback : {ours[0]}" in summary
