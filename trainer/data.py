@@ -102,12 +102,15 @@ def read_shard(path: Path, index: np.ndarray | None = None) -> dict[str, np.ndar
     return out
 
 
-def to_batch(arrays: dict[str, np.ndarray]):
-    """numpy rows of a shard -> the trainer's batch: a dict of int64 tensors."""
+def to_batch(arrays: dict[str, np.ndarray], pin_memory: bool = False):
+    """numpy rows of a shard -> the trainer's batch: a dict of int64 tensors, in page-locked
+    memory if `pin_memory` (CUDA only), so that `.to("cuda", non_blocking=True)` is a copy
+    the host does not wait for."""
     import torch
 
     def t(a):
-        return torch.from_numpy(np.ascontiguousarray(a, dtype=np.int64))
+        tensor = torch.from_numpy(np.ascontiguousarray(a, dtype=np.int64))
+        return tensor.pin_memory() if pin_memory else tensor
 
     return {
         "input_ids": t(arrays["input_ids"]),
@@ -210,13 +213,14 @@ class ShardedTrainData:
     """Endless micro-batches of this rank's block of each epoch; see the module docstring."""
 
     def __init__(self, shards: Sequence[ShardInfo], batch_size: int, seed: int, rank: int,
-                 world_size: int, vocab_size: int | None = None):
+                 world_size: int, vocab_size: int | None = None, pin_memory: bool = False):
         if batch_size < 1:
             raise DataError(f"batch size must be >= 1, got {batch_size}")
         self.shards = list(shards)
         self.batch_size = int(batch_size)
         self.rank, self.world_size = int(rank), int(world_size)
         self.vocab_size = vocab_size
+        self.pin_memory = pin_memory  # batches in page-locked memory (for a CUDA device)
         self.order = EpochOrder([s.num_samples for s in self.shards], seed, world_size)
         self.samples_consumed = 0  # by this rank, over all epochs
         self._prefetch: _Prefetcher | None = None
@@ -303,7 +307,7 @@ class ShardedTrainData:
             rows = parts[0] if len(parts) == 1 else {
                 k: np.concatenate([p[k] for p in parts]) for k in DATASETS}
             self.samples_consumed += self.batch_size
-            yield to_batch(rows)
+            yield to_batch(rows, self.pin_memory)
 
     def close(self) -> None:
         if getattr(self, "_prefetch", None) is not None:

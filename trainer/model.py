@@ -13,7 +13,10 @@ attention goes through `F.scaled_dot_product_attention`, and the MLM head (trans
 vocab-sized decoder) runs only on the hidden states at the real masked positions rather
 than on every token (the gather trick of NVIDIA's and MosaicBERT's code): at seq 128 with
 20 predictions that is ~6x fewer rows through the largest matmul and the softmax.
-Losses are computed in fp32 whatever the autocast dtype.
+Losses are computed in fp32 whatever the autocast dtype. Two options, off by default:
+`BertForPreTraining(config, unpad=True)` drops the padding tokens before the encoder and
+restores them after (trainer/unpad.py), and `model.bert.encoder.compile_layers()` runs each
+layer through torch.compile.
 """
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ from dataclasses import asdict, dataclass, fields
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from trainer.unpad import Unpadded, pad_rows, real_tokens, varlen_attention
 
 # Keys a model JSON must give (the shape of the network); the rest have BERT's defaults.
 REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
@@ -134,9 +139,11 @@ class BertEmbeddings(nn.Module):
         self.register_buffer("position_ids", torch.arange(c.max_position_embeddings),
                              persistent=False)
 
-    def forward(self, input_ids, segment_ids):
+    def forward(self, input_ids, segment_ids, position_ids=None):
+        if position_ids is None:                    # padded [B, L]; unpadded rows bring theirs
+            position_ids = self.position_ids[: input_ids.shape[1]]
         x = self.word_embeddings(input_ids) + self.token_type_embeddings(segment_ids)
-        x = x + self.position_embeddings(self.position_ids[: input_ids.shape[1]])
+        x = x + self.position_embeddings(position_ids)
         return self.dropout(self.LayerNorm(x))
 
 
@@ -150,15 +157,20 @@ class BertSelfAttention(nn.Module):
         self.dropout_p = c.attention_probs_dropout_prob
 
     def forward(self, x, attn_mask):
-        B, L, H = x.shape
+        """x [B, L, H] with a boolean key mask, or unpadded [T, H] with an `Unpadded`."""
+        H = x.shape[-1]
         # One matmul for q, k and v (weights concatenated on the fly: cheap, and the
         # parameter names stay Hugging Face's).
         w = torch.cat((self.query.weight, self.key.weight, self.value.weight))
         b = torch.cat((self.query.bias, self.key.bias, self.value.bias))
-        qkv = F.linear(x, w, b).view(B, L, 3, self.num_heads, H // self.num_heads)
+        qkv = F.linear(x, w, b).view(*x.shape[:-1], 3, self.num_heads, H // self.num_heads)
+        dropout_p = self.dropout_p if self.training else 0.0
+        if isinstance(attn_mask, Unpadded):
+            q, k, v = qkv.unbind(1)                                 # each [T, heads, d]
+            return varlen_attention(q, k, v, attn_mask, dropout_p).reshape(x.shape)
+        B, L = x.shape[:2]
         q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)              # each [B, heads, L, d]
-        out = F.scaled_dot_product_attention(
-            q, k, v, attn_mask=attn_mask, dropout_p=self.dropout_p if self.training else 0.0)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p)
         return out.transpose(1, 2).reshape(B, L, H)
 
 
@@ -216,6 +228,15 @@ class BertEncoder(nn.Module):
     def __init__(self, c: BertConfig):
         super().__init__()
         self.layer = nn.ModuleList(BertLayer(c) for _ in range(c.num_hidden_layers))
+        self.compiled = False
+
+    def compile_layers(self, **options) -> None:
+        """torch.compile each layer in place ("regional compilation"): the layers share one
+        compiled graph, so BERT-large compiles as fast as one layer; parameter names (and so
+        checkpoints) do not change."""
+        for layer in self.layer:
+            layer.compile(**options)
+        self.compiled = True
 
     def forward(self, x, attn_mask):
         for layer in self.layer:
@@ -233,16 +254,29 @@ class BertPooler(nn.Module):
 
 
 class BertModel(nn.Module):
-    def __init__(self, c: BertConfig):
+    """`unpad`: the encoder sees only the real tokens (trainer/unpad.py); same outputs."""
+
+    def __init__(self, c: BertConfig, unpad: bool = False):
         super().__init__()
         self.embeddings = BertEmbeddings(c)
         self.encoder = BertEncoder(c)
         self.pooler = BertPooler(c)
+        self.unpad = unpad
 
     def forward(self, input_ids, segment_ids, input_mask):
-        # Boolean key mask broadcast over heads and queries: True = attend.
-        attn_mask = input_mask.bool()[:, None, None, :]
-        seq = self.encoder(self.embeddings(input_ids, segment_ids), attn_mask)
+        if self.unpad:
+            info = real_tokens(input_mask)
+            rows = info.indices
+            x = self.embeddings(input_ids.reshape(-1)[rows], segment_ids.reshape(-1)[rows],
+                                rows % input_ids.shape[1])
+            if self.encoder.compiled:  # one graph for every number of real tokens
+                for t in (x, rows):
+                    torch._dynamo.maybe_mark_dynamic(t, 0)
+            seq = pad_rows(self.encoder(x, info), info)
+        else:
+            # Boolean key mask broadcast over heads and queries: True = attend.
+            attn_mask = input_mask.bool()[:, None, None, :]
+            seq = self.encoder(self.embeddings(input_ids, segment_ids), attn_mask)
         return seq, self.pooler(seq)
 
 
@@ -280,11 +314,11 @@ class BertPreTrainingHeads(nn.Module):
 class BertForPreTraining(nn.Module):
     """BERT + MLM and NSP heads; forward takes the trainer's batch (see module docstring)."""
 
-    def __init__(self, config: BertConfig):
+    def __init__(self, config: BertConfig, unpad: bool = False):
         super().__init__()
         config.validate()
         self.config = config
-        self.bert = BertModel(config)
+        self.bert = BertModel(config, unpad=unpad)
         self.cls = BertPreTrainingHeads(config)
         self.apply(self._init_weights)
         self.tie_weights()

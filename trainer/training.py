@@ -18,6 +18,7 @@ from pathlib import Path
 
 import torch
 
+from pipeline.encoding.hdf5_format import MIN_EVAL_INSTANCES, few_eval_instances
 from trainer.checkpoint import (DS_TAG, CheckpointError, load_deepspeed_checkpoint, load_file,
                                 load_model_weights, load_trainer_state, read_meta,
                                 resolve_model_file, save_checkpoint, set_rng_state)
@@ -82,7 +83,7 @@ class Trainer:
                                      write=env.is_main)
 
         torch.manual_seed(args.seed)  # the same initial weights on every rank
-        model = BertForPreTraining(self.bert_config)
+        model = BertForPreTraining(self.bert_config, unpad=args.unpad)
         if self.phase == 2 and latest is None:
             try:
                 src = load_model_weights(model, args.init_checkpoint)
@@ -90,6 +91,8 @@ class Trainer:
                 raise TrainError(str(exc)) from None
             log.info("phase 2: weights from %s, fresh optimizer and schedule", src)
         model.to(env.device)
+        if args.torch_compile:  # in place, before DDP/DeepSpeed wrap the model
+            model.bert.encoder.compile_layers()
         self.model = model
         self.optimizer = build_optimizer(model, args.optimizer, args.learning_rate, args.weight_decay)
         make_sched = lambda opt: build_scheduler(opt, args.warmup_proportion, args.max_steps)  # noqa: E731
@@ -121,7 +124,8 @@ class Trainer:
 
         self.step = 0
         self.data = ShardedTrainData(self.shards.train, args.train_batch_size, args.seed,
-                                     env.rank, env.world_size, vocab_size=self.bert_config.vocab_size)
+                                     env.rank, env.world_size, vocab_size=self.bert_config.vocab_size,
+                                     pin_memory=device == "cuda")  # for non-blocking copies
         # Dropout streams differ per rank (never shared), fixed by the seed.
         torch.manual_seed(args.seed + 1_000_003 * (env.rank + 1))
         if latest is not None:
@@ -182,7 +186,8 @@ class Trainer:
     def train_step(self, batches) -> tuple[float, float, float, float]:
         """One optimizer step over the micro-batches; returns (loss, mlm, nsp, grad_norm)."""
         accum = len(batches)
-        sums = torch.zeros(3, dtype=torch.float64)
+        # summed on the device: one host sync per step (at the end), not three per micro-step
+        sums = torch.zeros(3, dtype=torch.float64, device=self.env.device)
         grad_norm = float("nan")
         for i, batch in enumerate(batches):
             batch = {k: v.to(self.env.device, non_blocking=True) for k, v in batch.items()}
@@ -197,20 +202,21 @@ class Trainer:
                 with sync:
                     out = self._forward(self.ddp or self.model, batch)
                     self.scaler.scale(out.loss / accum).backward()
-            sums += torch.tensor([out.loss.item(), out.mlm_loss.item(), out.nsp_loss.item()],
-                                 dtype=torch.float64)
+            sums += torch.stack([out.loss, out.mlm_loss, out.nsp_loss]).detach().double()
         if self.engine is not None:
             gn = self.engine.get_global_grad_norm()
             grad_norm = float(gn) if gn is not None else float("nan")
         else:
             self.scaler.unscale_(self.optimizer)
+            norm = None
             if self.args.max_grad_norm > 0:
-                grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(),
-                                                                 self.args.max_grad_norm))
+                norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.args.max_grad_norm)
             self.scaler.step(self.optimizer)
             self.scaler.update()
             self.scheduler.step()
             self.optimizer.zero_grad(set_to_none=True)
+            if norm is not None:
+                grad_norm = float(norm)
         loss, mlm, nsp = (sums / accum).tolist()
         return loss, mlm, nsp, grad_norm
 
@@ -245,7 +251,17 @@ class Trainer:
         res = {"eval_mlm_loss": acc[0].item() / mlm_n, "eval_mlm_acc": acc[1].item() / mlm_n,
                "eval_nsp_loss": acc[3].item() / nsp_n, "eval_nsp_acc": acc[4].item() / nsp_n}
         res["eval_loss"] = res["eval_mlm_loss"] + res["eval_nsp_loss"]
+        res["eval_instances"] = int(acc[5].item())
         return res
+
+    def eval_size_warning(self, n: int) -> str | None:
+        """One line when the eval's `n` instances are too few to mean much, with the fix."""
+        available = sum(s.num_samples for s in self.shards.test)
+        limit = self.args.eval_max_samples
+        if limit is not None and limit < min(available, MIN_EVAL_INSTANCES):
+            return (f"eval on only {n:,} instances: raise --eval_max_samples {limit} "
+                    f"(the test shards hold {available:,})")
+        return few_eval_instances(n)
 
     # -- the loop --------------------------------------------------------------------------
     def write_run_info(self):
@@ -273,6 +289,7 @@ class Trainer:
         window = torch.zeros(3, dtype=torch.float64)
         window_steps, t0, last = 0, time.perf_counter(), {}
         first_step = self.step
+        warned_eval = False
         try:
             while self.step < end:
                 batches = [next(it) for _ in range(accum)]
@@ -299,9 +316,13 @@ class Trainer:
                 if args.eval_every and self.shards.test and self.step % args.eval_every == 0:
                     ev = self.evaluate()
                     metrics.log(self.step, ev, prefix="eval")
-                    log.info("step %d eval mlm %.4f (acc %.3f) nsp %.4f (acc %.3f)", self.step,
-                             ev["eval_mlm_loss"], ev["eval_mlm_acc"], ev["eval_nsp_loss"],
-                             ev["eval_nsp_acc"])
+                    log.info("step %d eval on %d instances: mlm %.4f (acc %.3f) nsp %.4f (acc %.3f)",
+                             self.step, ev["eval_instances"], ev["eval_mlm_loss"],
+                             ev["eval_mlm_acc"], ev["eval_nsp_loss"], ev["eval_nsp_acc"])
+                    warning = self.eval_size_warning(ev["eval_instances"])
+                    if warning and env.is_main and not warned_eval:
+                        log.warning(warning)
+                        warned_eval = True
                     t0 = time.perf_counter()
                 if self.step % args.checkpoint_every == 0 or self.step == end:
                     self.save()

@@ -1,24 +1,14 @@
 """bench/run_all.py (`make bench`) finds every bench script and runs it, echoing its table."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.script_module import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_run_all():
-    spec = importlib.util.spec_from_file_location("wiki2bert_bench_run_all", ROOT / "bench" / "run_all.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-run_all = load_run_all()
+run_all = load_script("bench/run_all.py")
 
 
 def test_finds_every_bench_script_and_selects_by_name():

@@ -81,6 +81,30 @@ def test_batches_are_int64_with_contract_keys(tiny_shards):
     assert batch["next_sentence_labels"].shape == (4,)
 
 
+def test_pin_memory_pins_every_tensor_and_changes_no_value(tiny_shards, monkeypatch):
+    """Page-locked batches (the trainer asks for them on CUDA only: pinning needs a GPU, so
+    here Tensor.pin_memory is replaced by a recorder); without the option nothing is pinned."""
+    import torch
+
+    pinned = []
+
+    def record(tensor):
+        pinned.append(tensor)
+        return tensor.clone()
+
+    monkeypatch.setattr(torch.Tensor, "pin_memory", record)
+    shards = find_shards(tiny_shards).train
+    batches = {}
+    for pin in (False, True):
+        data = ShardedTrainData(shards, 4, seed=1, rank=0, world_size=1, pin_memory=pin)
+        it = iter(data)
+        batches[pin] = [next(it) for _ in range(3)]
+        data.close()
+        assert len(pinned) == (3 * 6 if pin else 0)
+    for plain, pin in zip(batches[False], batches[True]):
+        assert all(torch.equal(plain[k], pin[k]) for k in plain)
+
+
 @pytest.mark.parametrize("sizes", [(10,), (7, 13, 5), (1, 30, 2, 9)])
 def test_epoch_order_is_world_size_independent_and_blocks_are_disjoint(sizes):
     for world in (1, 2, 3):

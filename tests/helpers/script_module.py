@@ -1,0 +1,18 @@
+"""Import a script of the repository (bench/, scripts/: not packages) as a module, by its path."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_script(relative_path: str):
+    """`load_script("bench/run_all.py")`: the module, registered as wiki2bert_<stem>."""
+    path = ROOT / relative_path
+    spec = importlib.util.spec_from_file_location(f"wiki2bert_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,33 @@
+"""scripts/gpu_checks.py on the CPU: BERT-tiny on synthetic phase-1 shards, every check but the
+compiled curves (Inductor's CPU build: tests/trainer/test_compile.py covers --torch_compile)."""
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers.script_module import load_script
+from tests.helpers.synthetic_shards import write_shard, write_vocab
+
+
+@pytest.mark.slow
+def test_checks_pass_on_the_cpu(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("transformers")
+    pytest.importorskip("deepspeed")
+    data = tmp_path / "data"
+    write_vocab(data, 200)
+    for i in range(2):
+        write_shard(data / "hdf5_lower_case_0_seq_len_128_max_pred_20_x" / "xxwiki" /
+                    f"xxwiki_training_{i}.hdf5", 40, 128, 20, 200, seed=i)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("WIKI2BERT_DS_SHM", "0")       # no C++ build of DeepSpeed's CPU op
+    out = tmp_path / "out"
+    status = load_script("scripts/gpu_checks.py").main(["--device", "cpu", "--model", "tiny", "--precision", "fp32",
+                                 "--steps", "4", "--log-every", "1", "--batch", "8",
+                                 "--variants", "plain", "unpad", "--data", str(data),
+                                 "--out-dir", str(out)])
+    table = (out / "checks.md").read_text()
+    assert status == 0, table
+    assert [line.split("|")[1].strip() for line in table.splitlines()] == [
+        "plain run", "curve unpad vs plain", "resume at half way vs uninterrupted",
+        "DeepSpeed ZeRO-1 bf16", "DeepSpeed ZeRO-2 bf16", "export loads in transformers"]
+    assert "bitwise equal: True" in table                  # CPU runs are deterministic
+    assert table in capsys.readouterr().out                # the rows as printed

@@ -1,0 +1,95 @@
+"""The trainer's CUDA paths: flash varlen attention against the padded model, compiled and
+unpadded runs, LAMB's foreach ops on CUDA tensors, pinned batches, bf16 and fp16 runs.
+
+Runs only where a CUDA device is present (the GPU machine: bench/README.md gives the command);
+every path here also has a CPU test that runs everywhere (test_unpad.py, test_compile.py,
+test_optim.py, test_data.py)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from tests.helpers.bert_batches import varied_batch
+from tests.helpers.trainer_cli import base_args, read_log
+from trainer.data import ShardedTrainData, find_shards
+from trainer.model import BertConfig, BertForPreTraining
+from trainer.optim import build_optimizer
+from trainer.run_pretraining import main
+from trainer.unpad import flash_varlen_usable
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+
+SMALL = dict(vocab_size=200, hidden_size=128, num_hidden_layers=2, num_attention_heads=2,
+             intermediate_size=256, max_position_embeddings=64, type_vocab_size=2)
+
+
+def models(**extra):
+    config = BertConfig(**SMALL, **extra)
+    torch.manual_seed(0)
+    padded = BertForPreTraining(config).cuda()
+    unpadded = BertForPreTraining(config, unpad=True).cuda()
+    unpadded.load_state_dict(padded.state_dict())
+    return padded, unpadded
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_flash_varlen_gives_the_padded_logits_and_gradients(dtype):
+    assert flash_varlen_usable(torch.zeros(1, 2, 64, device="cuda", dtype=dtype))
+    padded, unpadded = models(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    b = {k: v.cuda() for k, v in varied_batch().items()}
+    with torch.autocast("cuda", dtype=dtype):
+        a, u = padded(**b), unpadded(**b)
+    torch.testing.assert_close(u.mlm_logits, a.mlm_logits, rtol=2e-2, atol=2e-2)
+    torch.testing.assert_close(u.loss, a.loss, rtol=1e-2, atol=1e-2)
+    a.loss.backward()
+    u.loss.backward()
+    for (name, p), q in zip(padded.named_parameters(), unpadded.parameters()):
+        err = (q.grad - p.grad).norm() / p.grad.norm().clamp_min(1e-12)
+        assert err < 3e-2, (name, float(err))
+
+
+def test_flash_varlen_with_dropout_trains():
+    _, unpadded = models()
+    b = {k: v.cuda() for k, v in varied_batch().items()}
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        out = unpadded(**b)
+    out.loss.backward()
+    assert torch.isfinite(out.loss)
+    assert all(torch.isfinite(p.grad).all() for p in unpadded.parameters() if p.grad is not None)
+
+
+def test_lamb_on_cuda_matches_lamb_on_cpu():
+    """The foreach ops of trainer/optim.py on CUDA tensors: the CPU's step, to fp32 rounding."""
+    torch.manual_seed(0)
+    cpu = BertForPreTraining(BertConfig(**SMALL))
+    gpu = BertForPreTraining(BertConfig(**SMALL)).cuda()
+    gpu.load_state_dict(cpu.state_dict())
+    opts = [build_optimizer(m, "lamb", lr=1e-2) for m in (cpu, gpu)]
+    for step in range(3):
+        for p, q in zip(cpu.parameters(), gpu.parameters()):
+            p.grad = torch.randn_like(p)
+            q.grad = p.grad.cuda()
+        for opt in opts:
+            opt.step()
+    for (name, p), q in zip(cpu.named_parameters(), gpu.parameters()):
+        torch.testing.assert_close(q.cpu(), p, rtol=1e-5, atol=1e-6, msg=name)
+
+
+def test_pinned_batches(tiny_shards):
+    data = ShardedTrainData(find_shards(tiny_shards).train, 4, 0, 0, 1, pin_memory=True)
+    batch = next(iter(data))
+    data.close()
+    assert all(t.is_pinned() for t in batch.values())
+
+
+@pytest.mark.parametrize("flags", [{"precision": "bf16"}, {"precision": "fp16"},
+                                   {"precision": "bf16", "torch_compile": True, "unpad": True}])
+def test_trainer_runs_on_cuda(tiny_shards, tmp_path, flags):
+    cfg = tmp_path / "bert.json"
+    cfg.write_text(json.dumps(SMALL))
+    out = tmp_path / "run"
+    assert main(base_args(tiny_shards, cfg, out, device="cuda", max_steps=6, **flags)) == 0
+    losses = [r["loss"] for r in read_log(out) if "loss" in r]
+    assert len(losses) == 6 and all(map(torch.isfinite, torch.tensor(losses)))
