@@ -10,14 +10,21 @@ never piles up in memory, and a finished job's result is handed back as soon as 
 before it are. A `Ready(value)` job is not run: its value passes through in its place (a task
 finished by an earlier run).
 
+`use_scheduler(address)` (the CLI's `--scheduler`, or WIKI2BERT_SCHEDULER) makes every
+make_executor() inside it a Dask executor (pipeline/core/dask_executor.py, imported only then)
+with the same contract; the stages' global steps stay in this process. While a Dask client
+lives no local pool is forked (its threads would not survive a fork).
+
 Usage:
     ex = make_executor(workers=2)
     for result in ex.map(func, items): ...                  # ordered, like map()
     for result in ex.run(jobs): ...                         # jobs: (func, arg) or Ready(value)
+    with use_scheduler("local", workers=2): extract(...)    # the same on a Dask LocalCluster
 """
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -84,6 +91,26 @@ def _result(handle) -> Any:
     return handle.value if isinstance(handle, Ready) else handle.get()
 
 
-def make_executor(workers: int | None = None) -> LocalExecutor:
-    """The executor every stage uses: the local process pool."""
-    return LocalExecutor(workers)
+_cluster = None   # the DaskExecutor of the innermost use_scheduler(), if any
+
+
+@contextlib.contextmanager
+def use_scheduler(address: str, workers: int | None = None) -> Iterator:
+    """Within the block, every stage's tasks run on the Dask cluster at `address` (a scheduler
+    address or scheduler file; 'local' starts a LocalCluster of `workers` processes). Connects
+    at once, so an unreachable scheduler is a StageError before any stage writes."""
+    from .dask_executor import DaskExecutor
+
+    global _cluster
+    executor = DaskExecutor.start(address, workers)
+    outer, _cluster = _cluster, executor
+    try:
+        yield executor
+    finally:
+        _cluster = outer
+        executor.close()
+
+
+def make_executor(workers: int | None = None):
+    """The executor every stage uses: the local process pool, or the cluster of use_scheduler()."""
+    return _cluster if _cluster is not None else LocalExecutor(workers)

@@ -12,7 +12,12 @@ gzip-4 files) and carry no timestamps, so the same instances give byte-identical
 Whole chunks are filtered here and handed to HDF5 with write_direct_chunk: the byte shuffle in
 numpy and the deflate stream from ISA-L (`isal`, about 5x faster than zlib at level 1, the same
 zlib format HDF5's gzip filter reads): through h5py's own filters this was a quarter of the
-stage's time. Without `isal` the stdlib zlib compresses the chunks. The file's last chunk is
+stage's time. Without `isal` the stdlib zlib compresses the chunks. Chunks under 4 KiB
+(next_sentence_labels, the chunks of tiny files) always go through zlib: on such small inputs
+ISA-L's choice between a fixed and a dynamic Huffman block depends on the process's memory
+layout (in about 1 of 60 processes it emits another, equally valid, stream; never with address
+randomisation off), which broke byte-identical outputs; zlib's choice is a function of the
+bytes. They are a tiny share of the data, so encode keeps ISA-L's speed. The file's last chunk is
 padded with zeros as HDF5 pads edge chunks; a write that does not start on a chunk boundary,
 or leaves a chunk unfinished before the end, goes through h5py's own filters instead.
 """
@@ -32,6 +37,7 @@ from .hdf5_format import DATASETS
 GZIP_LEVEL = 1
 SHUFFLE = True
 CHUNK_BYTES = 1 << 18   # rows per HDF5 chunk: about 256 KB of input_ids
+ZLIB_BELOW = 4096       # chunks smaller than this are deflated by zlib (see the module docstring)
 
 
 def chunk_rows(max_seq: int) -> int:
@@ -51,7 +57,7 @@ class InstanceFileWriter:
         self.rows = rows = max(1, min(chunk_rows(max_seq), n_instances))
         self.level = gzip_level
         # ISA-L knows levels 0 to 3 (its 1 compresses about like zlib's 1)
-        self._deflate = _isal_deflate if _isal_deflate and gzip_level <= 3 else zlib.compress
+        self._fast_deflate = _isal_deflate if _isal_deflate and gzip_level <= 3 else zlib.compress
         self.shuffle = shuffle
         self.datasets = {}
         for key, (dtype, width) in DATASETS.items():
@@ -87,8 +93,12 @@ class InstanceFileWriter:
                     chunk = pad
                 raw = chunk.view(np.uint8).reshape(-1, data.itemsize).T if shuffle else chunk
                 offset = (self.written + lo,) + (0,) * (data.ndim - 1)
-                ds.id.write_direct_chunk(offset, self._deflate(np.ascontiguousarray(raw), self.level))
+                ds.id.write_direct_chunk(offset, self._deflate(np.ascontiguousarray(raw)))
         self.written = end
+
+    def _deflate(self, raw: np.ndarray) -> bytes:
+        deflate = zlib.compress if raw.nbytes < ZLIB_BELOW else self._fast_deflate
+        return deflate(raw, self.level)
 
     def close(self) -> None:
         self.file.close()

@@ -3,19 +3,24 @@
 Usage:
     pipeline --lang hu download                        # latest huwiki dump from dumps.wikimedia.org
     pipeline --lang hu download --date 20240501
+    pipeline --lang hu download --single-stream        # the one-stream dump instead (no index)
     pipeline --lang hu download --dump data/sample/huwiki-sample.xml.bz2     # offline
     download(data_dir="data", lang="hu", dump="x.xml.bz2")                 # from Python
 
-Writes DATA_DIR/LANG/download/: the dump `{lang}wiki-{date}-pages-articles.xml.bz2`, its
-checksum `<dump>.sha1` (or `.md5`, whichever the dump's published checksum file has), and a
-manifest whose "dump" names the file. `--date latest` is resolved to the date of the latest
+Writes DATA_DIR/LANG/download/: the multistream dump
+`{lang}wiki-{date}-pages-articles-multistream.xml.bz2` and its index
+`...-multistream-index.txt.bz2` (extract cuts the dump at its streams, so that every worker
+decompresses its own part), each with its checksum `<file>.sha1` (or `.md5`, whichever the
+dump's published checksum file has), and a manifest whose "dump" and "index" name the files.
+`--single-stream` fetches `{lang}wiki-{date}-pages-articles.xml.bz2` alone (the same pages). `--date latest` is resolved to the date of the latest
 finished dump (from the dump's RSS feed). An interrupted download resumes from its `.part`
 file with an HTTP Range request; the finished file is checked against the published checksum
 and removed if it does not match.
 
 `--dump PATH` takes a local file instead (.xml, .bz2, .xz, .gz): it is checked (readable,
 compression intact at its start, a <mediawiki> root) and its absolute path is recorded in the
-manifest; nothing is copied or linked, so a multi-GB dump costs no disk space twice.
+manifest; nothing is copied or linked, so a multi-GB dump costs no disk space twice. The index
+of a local multistream dump is `--index PATH`, or found beside it by its published name.
 
 The server is https://dumps.wikimedia.org unless --base-url or WIKI2BERT_DUMPS_URL names a
 mirror (the tests use a local server).
@@ -41,6 +46,7 @@ from pipeline.core.registry import stage_dir, validate_lang
 from pipeline.core.report import progress, report
 from pipeline.core.runner import StageRun
 from pipeline.text.dump import check_dump
+from pipeline.text.multistream import find_index
 
 DEFAULT_BASE_URL = "https://dumps.wikimedia.org"
 BASE_URL_ENV = "WIKI2BERT_DUMPS_URL"
@@ -49,8 +55,12 @@ CHUNK = 1 << 20
 TIMEOUT = 60
 
 
-def dump_name(lang: str, date: str) -> str:
-    return f"{wiki_db(lang)}-{date}-pages-articles.xml.bz2"
+def dump_name(lang: str, date: str, multistream: bool = False) -> str:
+    return f"{wiki_db(lang)}-{date}-pages-articles{'-multistream' if multistream else ''}.xml.bz2"
+
+
+def index_name(lang: str, date: str) -> str:
+    return f"{wiki_db(lang)}-{date}-pages-articles-multistream-index.txt.bz2"
 
 
 def wiki_db(lang: str) -> str:
@@ -103,8 +113,9 @@ def resolve_latest(base: str, lang: str) -> str:
     return m.group(1)
 
 
-def published_checksum(base: str, lang: str, date: str, name: str) -> tuple[str, str]:
-    """(algorithm, hex digest) of `name` from the dump's sha1sums (else md5sums) file."""
+def published_checksums(base: str, lang: str, date: str, names: list[str]) -> tuple[str, dict[str, str]]:
+    """(algorithm, {name: hex digest}) for every file in `names`, from the dump's sha1sums
+    (else md5sums) file."""
     db = wiki_db(lang)
     last_error = None
     for algo in ("sha1", "md5"):
@@ -112,14 +123,18 @@ def published_checksum(base: str, lang: str, date: str, name: str) -> tuple[str,
         try:
             listing = _get_text(url)
         except StageError as exc:
-            last_error = exc
+            last_error = last_error or exc   # a sha1sums that lacks a file says more than a 404
             continue
+        found = {}
         for line in listing.splitlines():
             parts = line.split()
-            if len(parts) == 2 and parts[1].lstrip("*") == name:
-                return algo, parts[0].lower()
-        last_error = StageError(f"{url} lists no checksum for {name}: the dump of {date} may be unfinished; "
-                                "try another --date, or pass a local dump with --dump PATH")
+            if len(parts) == 2 and parts[1].lstrip("*") in names:
+                found[parts[1].lstrip("*")] = parts[0].lower()
+        missing = [n for n in names if n not in found]
+        if not missing:
+            return algo, found
+        last_error = StageError(f"{url} lists no checksum for {missing[0]}: the dump of {date} may be "
+                                "unfinished; try another --date, or pass a local dump with --dump PATH")
     raise last_error  # type: ignore[misc]
 
 
@@ -159,7 +174,8 @@ def fetch(url: str, part: Path, algo: str) -> str:
 
 
 def download(*, data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
-             date: str = "latest", dump=None, base_url: str | None = None) -> dict:
+             date: str = "latest", dump=None, base_url: str | None = None, index=None,
+             multistream: bool = True) -> dict:
     """Download (or accept with `dump=`) the dump of `lang`; see the module docstring."""
     validate_lang(lang)
     if input is not None and dump is not None and Path(input) != Path(dump):
@@ -168,11 +184,14 @@ def download(*, data_dir="data", lang="hu", workers=None, input=None, output=Non
     out = Path(output) if output is not None else stage_dir(data_dir, lang, "download")
     started = time.time()
     if dump is not None:
-        return _accept_local(Path(dump), out, force, started)
+        return _accept_local(Path(dump), None if index is None else Path(index), out, force, started)
+    if index is not None:
+        raise StageError("--index goes with a local --dump; a downloaded multistream dump comes "
+                         "with its own index")
 
     date = check_date(date)
     base = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
-    options = {"lang": lang, "date": date, "source": base}
+    options = {"lang": lang, "date": date, "source": base, "multistream": multistream}
     finished = read_manifest(out)
     if finished and finished.get("options") == options and not force:  # no network needed
         report("download", finished["summary"], skipped=True)
@@ -181,42 +200,65 @@ def download(*, data_dir="data", lang="hu", workers=None, input=None, output=Non
     # that then refuses the corrected command.
     if date == "latest":
         date = resolve_latest(base, lang)
-    name = dump_name(lang, date)
-    algo, expected = published_checksum(base, lang, date, name)
+    name = dump_name(lang, date, multistream)
+    names = [name, index_name(lang, date)] if multistream else [name]
+    algo, expected = published_checksums(base, lang, date, names)
     run = StageRun("download", out, options, force=force)
+    for each in names:
+        if not run.task_done(each):
+            _fetch_verified(f"{base}/{wiki_db(lang)}/{date}/{each}", out / each, algo, expected[each])
+            run.mark_done(each, {algo: expected[each]})
     target = out / name
-    part = out / (name + ".part")
-    url = f"{base}/{wiki_db(lang)}/{date}/{name}"
-    if not run.task_done(name):
-        got = fetch(url, part, algo)
-        if got != expected:
-            part.unlink(missing_ok=True)
-            raise StageError(f"{name}: {algo} checksum mismatch (got {got}, published {expected}): "
-                             "the download was corrupt and was removed; rerun to download it again, "
-                             "or pass a local dump with --dump PATH")
-        os.replace(part, target)
-        with atomic_open(out / f"{name}.{algo}") as fh:
-            fh.write(f"{expected}  {name}\n")
-        run.mark_done(name, {algo: expected})
     try:
         check_dump(target)
     except StageError as exc:  # the server's file itself is broken: only another dump helps
         raise StageError(f"{exc}; or try another --date, or pass a local dump with --dump PATH") from None
-    summary = {"dump": name, "date": date, "input_bytes": target.stat().st_size,
+    summary = {"dump": name, "date": date, "input_bytes": sum((out / n).stat().st_size for n in names),
                "checksum": f"{algo} verified", "seconds": round(time.time() - started, 2)}
-    return run.finish(summary, [target, out / f"{name}.{algo}"],
-                      extra={"dump": name, "url": url, algo: expected})
+    if multistream:
+        summary["index"] = names[1]
+    extra = {"dump": name, "url": f"{base}/{wiki_db(lang)}/{date}/{name}", algo: expected[name],
+             "checksums": {n: f"{algo}:{expected[n]}" for n in names}}
+    if multistream:
+        extra["index"] = names[1]
+    return run.finish(summary, [p for n in names for p in (out / n, out / f"{n}.{algo}")], extra=extra)
 
 
-def _accept_local(path: Path, out: Path, force: bool, started: float) -> dict:
+def _fetch_verified(url: str, target: Path, algo: str, expected: str) -> None:
+    """Fetch `url` to `target` (resuming its .part), check it against the published digest,
+    and write `<target>.<algo>`; a mismatch removes the download."""
+    part = target.with_name(target.name + ".part")
+    got = fetch(url, part, algo)
+    if got != expected:
+        part.unlink(missing_ok=True)
+        raise StageError(f"{target.name}: {algo} checksum mismatch (got {got}, published {expected}): "
+                         "the download was corrupt and was removed; rerun to download it again, "
+                         "or pass a local dump with --dump PATH")
+    os.replace(part, target)
+    with atomic_open(target.with_name(f"{target.name}.{algo}")) as fh:
+        fh.write(f"{expected}  {target.name}\n")
+
+
+def _accept_local(path: Path, index: Path | None, out: Path, force: bool, started: float) -> dict:
     kind = check_dump(path)
     path = path.resolve()
-    run = StageRun("download", out, {"local_dump": str(path)}, fingerprint_inputs([path]), force=force)
+    if index is not None and not index.is_file():
+        raise StageError(f"index {index} does not exist: give the dump's -multistream-index.txt.bz2, "
+                         "or leave --index out")
+    index = (index or find_index(path))
+    options = {"local_dump": str(path)}
+    if index is not None:
+        index = index.resolve()
+        options["index"] = str(index)
+    run = StageRun("download", out, options, fingerprint_inputs([path]), force=force)
     if run.complete:
         return run.skip()
     summary = {"dump": str(path), "compression": kind, "input_bytes": path.stat().st_size,
                "checksum": "none (local file, recorded by path)", "seconds": round(time.time() - started, 2)}
-    return run.finish(summary, [], extra={"dump": str(path)})
+    extra = {"dump": str(path)}
+    if index is not None:
+        summary["index"] = extra["index"] = str(index)
+    return run.finish(summary, [], extra=extra)
 
 
 @click.command("download")
@@ -228,14 +270,19 @@ def _accept_local(path: Path, out: Path, force: bool, started: float) -> dict:
               help="Same as --dump.")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder [default: DATA_DIR/LANG/download].")
+@click.option("--index", "index", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The index of a local multistream --dump [default: found beside it by name].")
+@click.option("--multistream/--single-stream", default=True, show_default=True,
+              help="Fetch the multistream dump and its index (extract splits it over workers), "
+                   "or the single-stream one.")
 @click.option("--base-url", default=None, metavar="URL",
               help=f"Dump server or mirror [default: ${BASE_URL_ENV} or {DEFAULT_BASE_URL}].")
 @force_option
 @click.pass_obj
-def command(g, date, dump, input, output, base_url, force):
+def command(g, date, dump, input, output, index, multistream, base_url, force):
     """Download the --lang Wikipedia dump (resumable, checksum-verified), or take --dump PATH.
 
     No network? Pass a local dump with --dump PATH.
     """
     download(**g.kwargs(), date=date, dump=dump, input=input, output=output, base_url=base_url,
-             force=force)
+             force=force, index=index, multistream=multistream)

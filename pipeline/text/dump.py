@@ -6,6 +6,8 @@ Usage:
     for page in reader.pages():           # every complete <page>, in dump order
         ...
     reader.siteinfo, reader.truncated     # filled in while reading
+    DumpReader(path, byte_range=(start, end, starts), siteinfo=site).pages()   # one range of a
+                                          # multistream dump (pipeline/text/multistream.py)
 
 The compression is recognised by its magic bytes, not the file name. Pages are read with a
 streaming XML parser (expat), so any layout of the export schema works (attributes, one-line
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import itertools
 import lzma
 import os
 import zlib
@@ -157,24 +160,43 @@ def _local(tag: str) -> str:
 
 
 class DumpReader:
-    """Streams the pages of one dump; see the module docstring."""
+    """Streams the pages of one dump, or of one byte range of a multistream dump; see the
+    module docstring."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, byte_range: tuple[int, int, list | None] | None = None,
+                 siteinfo: SiteInfo | None = None):
         self.path = Path(path)
-        self.siteinfo = SiteInfo()
+        self.byte_range = byte_range   # (start, end, stream starts or None): pipeline/text/multistream.py
+        self.siteinfo = siteinfo or SiteInfo()
         self.truncated = False
         self.truncation = ""   # where it was cut, for the warning
         self.compression = sniff_compression(self.path)
         self.compressed_bytes = self.path.stat().st_size
         self.compressed_read = 0  # progress, in bytes of the file on disk
         self.xml_bytes = 0        # decompressed bytes read
+        self.streams = None       # a range's RangeStatus once read
 
     def pages(self) -> Iterator[Page]:
-        parser = ET.XMLPullParser(events=("start", "end"))
+        if self.byte_range is None:
+            yield from self._parse(self._file_chunks(), b"")
+            return
+        from pipeline.text.multistream import RangeStatus, read_range
+
+        self.streams = status = RangeStatus()
+        start, end, starts = self.byte_range
+
+        def chunks():
+            yield from read_range(self.path, start, end, starts, status)
+            self.compressed_read = (status.stop or start) - start
+            if status.truncated:
+                self.truncated = True
+                self.truncation = f"the bz2 stream at byte {status.streams[-1]:,} ends early"
+
+        # A range holds <page> elements only: they are parsed inside a root of our own.
+        yield from self._parse(chunks(), b"<mediawiki>")
+
+    def _file_chunks(self) -> Iterator[bytes]:
         stream, raw = open_dump(self.path)
-        root = None
-        depth = 0
-        stream_ended_early = False
         try:
             while True:
                 try:
@@ -182,88 +204,118 @@ class DumpReader:
                     # loses only its unfinished block, not the whole buffered read.
                     chunk = stream.read1(CHUNK)
                 except EOFError:  # compressed stream cut short: keep what came before
-                    stream_ended_early = True
-                    chunk = b""
+                    self.truncated = True
+                    self.truncation = f"the {self.compression} stream ends early"
+                    return
                 except CORRUPT_ERRORS as exc:
                     raise StageError(
                         f"dump {self.path}: its {self.compression} stream is corrupt after "
                         f"{raw.pos:,} bytes ({exc}); download it again") from None
                 self.compressed_read = raw.pos
-                self.xml_bytes += len(chunk)
                 if not chunk:
-                    break
-                try:
-                    parser.feed(chunk)
-                    events = list(parser.read_events())
-                except ET.ParseError as exc:
-                    raise StageError(
-                        f"dump {self.path} is not well-formed XML ({exc}): the file is corrupt "
-                        "or not UTF-8; download it again") from None
-                for event, elem in events:
-                    if event == "start":
-                        depth += 1
-                        if root is None:
-                            root = elem
-                            if _local(elem.tag) != "mediawiki":
-                                raise StageError(f"{self.path} is not a MediaWiki XML dump (root <{_local(elem.tag)}>): {_what_to_do(self.path)}")
-                        continue
-                    depth -= 1
-                    if depth != 1:
-                        continue
-                    name = _local(elem.tag)
-                    if name == "siteinfo":
-                        self._read_siteinfo(elem)
-                    elif name == "page":
-                        page = self._read_page(elem)
-                        if page is not None:
-                            yield page
-                    root.remove(elem)  # memory: one page at a time
-            try:
-                parser.close()
-            except ET.ParseError as exc:
-                self.truncated = True
-                self.truncation = str(exc)
-            if stream_ended_early:
-                self.truncated = True
-                self.truncation = f"the {self.compression} stream ends early"
+                    return
+                yield chunk
         finally:
             stream.close()
             raw.close()
-        if root is None and not self.truncated:
+
+    def _parse(self, chunks: Iterator[bytes], prefix: bytes) -> Iterator[Page]:
+        parser = ET.XMLPullParser(events=("start", "end"))
+        root = None
+        depth = 0
+        chunks = itertools.chain([prefix], chunks) if prefix else chunks
+        for chunk in chunks:
+            self.xml_bytes += len(chunk) if chunk is not prefix else 0
+            try:
+                parser.feed(chunk)
+                events = list(parser.read_events())
+            except ET.ParseError as exc:
+                raise StageError(
+                    f"dump {self.path} is not well-formed XML ({exc}): the file is corrupt "
+                    "or not UTF-8; download it again") from None
+            for event, elem in events:
+                if event == "start":
+                    depth += 1
+                    if root is None:
+                        root = elem
+                        if _local(elem.tag) != "mediawiki":
+                            raise StageError(f"{self.path} is not a MediaWiki XML dump (root <{_local(elem.tag)}>): {_what_to_do(self.path)}")
+                    continue
+                depth -= 1
+                if depth != 1:
+                    continue
+                name = _local(elem.tag)
+                if name == "siteinfo":
+                    self.siteinfo = read_siteinfo(elem)
+                elif name == "page":
+                    page = read_page(elem)
+                    if page is not None:
+                        yield page
+                root.remove(elem)  # memory: one page at a time
+        try:
+            if prefix and depth > 0 and not self.truncated:
+                parser.feed(b"</mediawiki>")   # a range before the last: close our root
+            parser.close()
+        except ET.ParseError as exc:
+            if not self.truncated and self.byte_range is not None:
+                raise StageError(f"dump {self.path}: the streams from byte {self.byte_range[0]:,} "
+                                 f"do not hold whole pages ({exc}): not a multistream dump cut "
+                                 "at pages; decompress and recompress it, or pass a single-stream "
+                                 "dump") from None
+            self.truncated = True
+            self.truncation = self.truncation or str(exc)
+        if root is None and not self.truncated and self.byte_range is None:
             raise StageError(f"{self.path} holds no XML: {_what_to_do(self.path)}")
 
-    def _read_siteinfo(self, elem) -> None:
-        for child in elem:
-            name = _local(child.tag)
-            if name == "base":
-                self.siteinfo.base = (child.text or "").strip()
-            elif name == "dbname":
-                self.siteinfo.dbname = (child.text or "").strip()
-            elif name == "namespaces":
-                for ns in child:
-                    try:
-                        key = int(ns.get("key", ""))
-                    except ValueError:
-                        continue
-                    self.siteinfo.namespaces[key] = (ns.text or "").strip()
 
-    @staticmethod
-    def _read_page(elem) -> Page | None:
-        fields = {"id": "", "revid": "", "ns": "", "title": "", "text": ""}
-        redirect = False
-        for child in elem:
-            name = _local(child.tag)
-            if name in ("id", "ns", "title"):
-                fields[name] = (child.text or "").strip()
-            elif name == "redirect":
-                redirect = True
-            elif name == "revision":  # pages-articles has one; a history dump's last one wins
-                for rc in child:
-                    rname = _local(rc.tag)
-                    if rname == "id":
-                        fields["revid"] = (rc.text or "").strip()
-                    elif rname == "text":
-                        fields["text"] = rc.text or ""
-        if not fields["id"] and not fields["title"]:
-            return None
-        return Page(fields["id"], fields["revid"], fields["ns"], fields["title"], redirect, fields["text"])
+def read_siteinfo(elem) -> SiteInfo:
+    """The <siteinfo> element's base URL, database name and namespaces."""
+    info = SiteInfo()
+    for child in elem:
+        name = _local(child.tag)
+        if name == "base":
+            info.base = (child.text or "").strip()
+        elif name == "dbname":
+            info.dbname = (child.text or "").strip()
+        elif name == "namespaces":
+            for ns in child:
+                try:
+                    key = int(ns.get("key", ""))
+                except ValueError:
+                    continue
+                info.namespaces[key] = (ns.text or "").strip()
+    return info
+
+
+def siteinfo_of(header_xml: bytes) -> SiteInfo:
+    """The SiteInfo of a dump's header (a multistream dump's first stream)."""
+    parser = ET.XMLPullParser(events=("end",))
+    try:
+        parser.feed(header_xml)
+        for _event, elem in parser.read_events():
+            if _local(elem.tag) == "siteinfo":
+                return read_siteinfo(elem)
+    except ET.ParseError as exc:
+        raise StageError(f"the dump's header is not well-formed XML ({exc}): download it again") from None
+    return SiteInfo()
+
+
+def read_page(elem) -> Page | None:
+    fields = {"id": "", "revid": "", "ns": "", "title": "", "text": ""}
+    redirect = False
+    for child in elem:
+        name = _local(child.tag)
+        if name in ("id", "ns", "title"):
+            fields[name] = (child.text or "").strip()
+        elif name == "redirect":
+            redirect = True
+        elif name == "revision":  # pages-articles has one; a history dump's last one wins
+            for rc in child:
+                rname = _local(rc.tag)
+                if rname == "id":
+                    fields["revid"] = (rc.text or "").strip()
+                elif rname == "text":
+                    fields["text"] = rc.text or ""
+    if not fields["id"] and not fields["title"]:
+        return None
+    return Page(fields["id"], fields["revid"], fields["ns"], fields["title"], redirect, fields["text"])

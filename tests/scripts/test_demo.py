@@ -2,7 +2,6 @@
 rerun that skips finished work, and the skip logic of its training and export steps."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -12,19 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.script_module import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "scripts" / "demo.py"
 
 
-def load_demo():
-    spec = importlib.util.spec_from_file_location("wiki2bert_demo", DEMO)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-demo = load_demo()
+demo = load_script("scripts/demo.py")
 
 
 def run_demo(*args: str) -> subprocess.CompletedProcess:

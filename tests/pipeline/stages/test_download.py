@@ -1,4 +1,6 @@
-"""download: from a local HTTP server on 127.0.0.1 (never the internet), and local --dump files."""
+"""download: from a local HTTP server on 127.0.0.1 (never the internet), and local --dump files.
+The server publishes the sample as a multistream dump with its index (what download fetches by
+default) and as the single-stream dump (--single-stream)."""
 from __future__ import annotations
 
 import bz2
@@ -13,9 +15,12 @@ from click.testing import CliRunner
 from pipeline.cli import cli
 from pipeline.stages.download import download
 from pipeline.core.errors import StageError
+from tests.helpers.multistream_dump import make_multistream
 
 DATE = "20240501"
-NAME = f"huwiki-{DATE}-pages-articles.xml.bz2"
+NAME = f"huwiki-{DATE}-pages-articles-multistream.xml.bz2"
+INDEX = f"huwiki-{DATE}-pages-articles-multistream-index.txt.bz2"
+SINGLE = f"huwiki-{DATE}-pages-articles.xml.bz2"
 
 
 class DumpServer(http.server.ThreadingHTTPServer):
@@ -66,14 +71,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+@pytest.fixture(scope="module")
+def published(sample_dump, tmp_path_factory) -> dict[str, bytes]:
+    """The files of the dump of DATE: the multistream dump, its index, the single-stream dump."""
+    dump, index = make_multistream(sample_dump, tmp_path_factory.mktemp("pub"), pages_per_stream=5,
+                                   name=f"huwiki-{DATE}-pages-articles-multistream")
+    return {NAME: dump.read_bytes(), INDEX: index.read_bytes(), SINGLE: sample_dump.read_bytes()}
+
+
 @pytest.fixture
-def server(sample_dump):
+def server(published):
     srv = DumpServer()
-    data = sample_dump.read_bytes()
+    sums = "".join(f"{hashlib.sha1(data).hexdigest()}  {name}\n" for name, data in published.items())
     srv.files = {
-        f"/huwiki/{DATE}/{NAME}": data,
+        **{f"/huwiki/{DATE}/{name}": data for name, data in published.items()},
         f"/huwiki/{DATE}/huwiki-{DATE}-sha1sums.txt":
-            f"{'0' * 40}  huwiki-{DATE}-stub-articles.xml.gz\n{hashlib.sha1(data).hexdigest()}  {NAME}\n".encode(),
+            f"{'0' * 40}  huwiki-{DATE}-stub-articles.xml.gz\n{sums}".encode(),
         "/huwiki/latest/huwiki-latest-pages-articles.xml.bz2-rss.xml":
             f"<rss><channel><item><link>{'http://x'}/huwiki/{DATE}</link></item></channel></rss>".encode(),
     }
@@ -84,14 +97,15 @@ def server(sample_dump):
     srv.server_close()
 
 
-def test_latest_is_resolved_downloaded_and_verified(server, sample_dump, tmp_path):
+def test_latest_is_resolved_downloaded_and_verified(server, published, tmp_path):
     summary = download(data_dir=tmp_path, lang="hu", base_url=server.url)
     out = tmp_path / "hu" / "download"
     assert summary["date"] == DATE and summary["checksum"] == "sha1 verified"
-    assert (out / NAME).read_bytes() == sample_dump.read_bytes()
-    assert (out / f"{NAME}.sha1").read_text().split() == [hashlib.sha1(sample_dump.read_bytes()).hexdigest(), NAME]
+    for name in (NAME, INDEX):   # the multistream dump and its index, each checked
+        assert (out / name).read_bytes() == published[name]
+        assert (out / f"{name}.sha1").read_text().split() == [hashlib.sha1(published[name]).hexdigest(), name]
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["dump"] == NAME and not list(out.glob("*.part"))
+    assert manifest["dump"] == NAME and manifest["index"] == INDEX and not list(out.glob("*.part"))
     # rerun: nothing fetched, nothing rewritten
     n = len(server.requests)
     mtime = (out / NAME).stat().st_mtime_ns
@@ -100,7 +114,7 @@ def test_latest_is_resolved_downloaded_and_verified(server, sample_dump, tmp_pat
     assert len(server.requests) == n and (out / NAME).stat().st_mtime_ns == mtime
 
 
-def test_interrupted_download_resumes_with_range(server, sample_dump, tmp_path, monkeypatch):
+def test_interrupted_download_resumes_with_range(server, published, tmp_path, monkeypatch):
     monkeypatch.setenv("WIKI2BERT_DUMPS_URL", server.url)
     server.cut_after = 10_000
     with pytest.raises(StageError, match="rerun the same command to resume"):
@@ -109,23 +123,23 @@ def test_interrupted_download_resumes_with_range(server, sample_dump, tmp_path, 
     assert part.stat().st_size == 10_000
     download(data_dir=tmp_path, lang="hu", date=DATE)
     assert (f"/huwiki/{DATE}/{NAME}", "bytes=10000-") in server.requests
-    assert (tmp_path / "hu" / "download" / NAME).read_bytes() == sample_dump.read_bytes()
+    assert (tmp_path / "hu" / "download" / NAME).read_bytes() == published[NAME]
     assert not part.exists()
 
 
-def test_whole_part_file_is_not_fetched_again(server, sample_dump, tmp_path):
+def test_whole_part_file_is_not_fetched_again(server, published, tmp_path):
     out = tmp_path / "out"
-    server.cut_after = len(sample_dump.read_bytes())  # everything arrives, then the link drops
+    server.cut_after = len(published[NAME])  # everything arrives, then the link drops
     try:
         download(output=out, lang="hu", date=DATE, base_url=server.url)
     except StageError:
         pass
     download(output=out, lang="hu", date=DATE, base_url=server.url)
-    assert (out / NAME).read_bytes() == sample_dump.read_bytes()
+    assert (out / NAME).read_bytes() == published[NAME]
 
 
 def test_checksum_mismatch_removes_the_file(server, tmp_path):
-    server.files[f"/huwiki/{DATE}/huwiki-{DATE}-sha1sums.txt"] = f"{'ab' * 20}  {NAME}\n".encode()
+    server.files[f"/huwiki/{DATE}/huwiki-{DATE}-sha1sums.txt"] = f"{'ab' * 20}  {NAME}\n{'ab' * 20}  {INDEX}\n".encode()
     res = CliRunner().invoke(cli, ["--data-dir", str(tmp_path), "download", "--date", DATE,
                                    "--base-url", server.url])
     assert res.exit_code == 1 and "checksum mismatch" in res.output and "Traceback" not in res.output
@@ -134,12 +148,39 @@ def test_checksum_mismatch_removes_the_file(server, tmp_path):
     assert not (out / "manifest.json").exists()
 
 
-def test_md5sums_when_there_is_no_sha1sums(server, sample_dump, tmp_path):
+def test_md5sums_when_there_is_no_sha1sums(server, published, tmp_path):
     del server.files[f"/huwiki/{DATE}/huwiki-{DATE}-sha1sums.txt"]
-    server.files[f"/huwiki/{DATE}/huwiki-{DATE}-md5sums.txt"] = \
-        f"{hashlib.md5(sample_dump.read_bytes()).hexdigest()}  {NAME}\n".encode()
+    server.files[f"/huwiki/{DATE}/huwiki-{DATE}-md5sums.txt"] = "".join(
+        f"{hashlib.md5(published[n]).hexdigest()}  {n}\n" for n in (NAME, INDEX)).encode()
     summary = download(output=tmp_path / "o", lang="hu", date=DATE, base_url=server.url)
-    assert summary["checksum"] == "md5 verified" and (tmp_path / "o" / f"{NAME}.md5").is_file()
+    assert summary["checksum"] == "md5 verified" and (tmp_path / "o" / f"{INDEX}.md5").is_file()
+
+
+def test_a_dump_date_without_an_index_says_so(server, tmp_path):
+    server.files[f"/huwiki/{DATE}/huwiki-{DATE}-sha1sums.txt"] = b"0  " + NAME.encode() + b"\n"
+    with pytest.raises(StageError, match=f"lists no checksum for {INDEX}"):
+        download(output=tmp_path / "o", lang="hu", date=DATE, base_url=server.url)
+
+
+def test_a_corrupt_index_is_removed_and_named(server, tmp_path):
+    server.files[f"/huwiki/{DATE}/{INDEX}"] = b"BZh9 not the index"
+    with pytest.raises(StageError, match=f"{INDEX}: sha1 checksum mismatch"):
+        download(output=tmp_path / "o", lang="hu", date=DATE, base_url=server.url)
+    assert (tmp_path / "o" / NAME).is_file() and not (tmp_path / "o" / INDEX).exists()
+
+
+def test_single_stream_and_then_extract_from_either(server, published, tmp_path):
+    from pipeline.stages.extract import extract
+
+    one = download(data_dir=tmp_path / "a", lang="hu", date=DATE, base_url=server.url, multistream=False)
+    assert one["dump"] == SINGLE and "index" not in one
+    assert sorted(p.name for p in (tmp_path / "a" / "hu" / "download").glob("*.bz2")) == [SINGLE]
+    download(data_dir=tmp_path / "b", lang="hu", date=DATE, base_url=server.url)
+    a = extract(data_dir=tmp_path / "a", lang="hu", workers=1)
+    b = extract(data_dir=tmp_path / "b", lang="hu", workers=1)
+    assert a["documents"] == b["documents"] == 41
+    manifest = json.loads((tmp_path / "b" / "hu" / "extracted" / "manifest.json").read_text())
+    assert manifest["options"].get("multistream") is True
 
 
 @pytest.mark.parametrize("args,message", [
@@ -214,9 +255,26 @@ def test_a_published_dump_that_is_not_a_dump_names_the_way_out(server, tmp_path)
     """The checksum matches, but the server's file is an HTML page: one line naming --dump."""
     page = b"<html><body>maintenance</body></html>\n"
     server.files[f"/huwiki/{DATE}/{NAME}"] = page
-    server.files[f"/huwiki/{DATE}/huwiki-{DATE}-sha1sums.txt"] = f"{hashlib.sha1(page).hexdigest()}  {NAME}\n".encode()
+    server.files[f"/huwiki/{DATE}/huwiki-{DATE}-sha1sums.txt"] = (
+        f"{hashlib.sha1(page).hexdigest()}  {NAME}\n"
+        f"{hashlib.sha1(server.files[f'/huwiki/{DATE}/{INDEX}']).hexdigest()}  {INDEX}\n").encode()
     res = CliRunner().invoke(cli, ["--data-dir", str(tmp_path), "download", "--base-url", server.url,
                                    "--date", DATE])
     assert res.exit_code == 1 and "Traceback" not in res.output
     assert "not a MediaWiki XML dump" in res.output and "--dump" in res.output
     assert not (tmp_path / "hu" / "download" / "manifest.json").exists()
+
+
+def test_a_local_multistream_dump_brings_its_index(sample_dump, tmp_path):
+    dump, index = make_multistream(sample_dump, tmp_path / "dumps", pages_per_stream=5)
+    summary = download(data_dir=tmp_path / "d", lang="hu", dump=dump)
+    assert summary["index"] == str(index.resolve())       # found beside it by its name
+    moved = index.rename(tmp_path / "idx.txt.bz2")
+    res = CliRunner().invoke(cli, ["--data-dir", str(tmp_path / "e"), "download", "--dump", str(dump),
+                                   "--index", str(moved)])
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((tmp_path / "e" / "hu" / "download" / "manifest.json").read_text())
+    assert manifest["index"] == str(moved.resolve())
+    res = CliRunner().invoke(cli, ["--data-dir", str(tmp_path / "f"), "download", "--dump", str(dump),
+                                   "--index", str(tmp_path / "nope.bz2")])
+    assert res.exit_code == 1 and "does not exist" in res.output

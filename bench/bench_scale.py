@@ -1,0 +1,254 @@
+"""Scale benchmark: the whole pipeline on large dumps, on the local pool and on a local Dask
+cluster with the same number of workers; and extract alone, 1 and 2 workers, on a multistream
+dump and on the single-stream form of the same XML. Prints tables.
+
+Usage:
+    .venv/bin/python bench/bench_scale.py                       # quick: uk at 16, 32, 64 MB of XML
+    .venv/bin/python bench/bench_scale.py --sizes 512 1024 2048 --work /tmp/w2b_scale   # 1x 2x 4x
+    .venv/bin/python bench/bench_scale.py --only extract --sizes 256 --runs 3
+    .venv/bin/python bench/bench_scale.py --langs uk vi --executors local dask --workers 2
+
+Dumps: bench/scale_dumps.py (the real uk/vi pages repeated with new ids and titles; cached in
+--work). Pipeline: download --dump, extract, format, split, filter --keep-repeats (the copies
+repeat each other), shard, vocab (32k), encode 128/20 and 512/80, in one fresh process per run
+(`--executors dask`: inside `use_scheduler("local", workers)`, so a LocalCluster of --workers
+processes, started once for all the stages and counted in no stage). Reported per stage: wall
+seconds, XML MB/s per core (XML MB / seconds / workers, the same XML for every stage so that
+the rows add up), and for the run the CPU seconds of all its processes (the Dask workers' are
+counted when the cluster closes) and the peak RSS of the main process and of the largest
+worker (getrusage: RUSAGE_SELF, RUSAGE_CHILDREN; a LocalCluster's scheduler lives in the main
+process). Every run's figures, with the CPU seconds and peak RSS after each stage, are also
+appended to WORK/results.jsonl. Extract: medians over --runs of wall and CPU seconds;
+speed-up = seconds with 1 worker / seconds with 2; the CPU-time model (cpu_model) gives the
+seconds on free cores, which the wall clock of a shared machine does not.
+Skips (with a message) when ../shared/data is absent.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+STAGES = ("extract", "format", "split", "filter", "shard", "vocab", "encode 128/20", "encode 512/80")
+
+
+def child(spec: dict) -> None:
+    """One measured run in this (fresh) process; prints a JSON line."""
+    import contextlib
+    import logging
+    import resource
+    import time
+
+    logging.basicConfig(level=logging.WARNING)
+    from pipeline.core.executor import use_scheduler
+    from pipeline.stages.download import download
+    from pipeline.stages.encode import encode
+    from pipeline.stages.extract import extract
+    from pipeline.stages.filter import filter_documents
+    from pipeline.stages.format import format_corpus
+    from pipeline.stages.shard import shard
+    from pipeline.stages.split import split
+    from pipeline.stages.vocab import build_vocab
+
+    data, lang, w = spec["data"], spec["lang"], spec["workers"]
+    common = {"data_dir": data, "lang": lang, "workers": w}
+    calls = {
+        "extract": lambda: extract(**common),
+        "format": lambda: format_corpus(**common),
+        "split": lambda: split(**common),
+        "filter": lambda: filter_documents(**common, drop_repeats=False),
+        "shard": lambda: shard(**common),
+        "vocab": lambda: build_vocab(**common, vocab_size=32000),
+        "encode 128/20": lambda: encode(**common, max_seq=128, max_pred=20),
+        "encode 512/80": lambda: encode(**common, max_seq=512, max_pred=80),
+    }
+    def cpu(who) -> float:
+        ru = resource.getrusage(who)
+        return ru.ru_utime + ru.ru_stime
+
+    if spec.get("trace"):   # the CPU seconds of every extract task, for the CPU-time model
+        import pipeline.stages.extract as extract_module
+
+        def traced(func):
+            def task(job):
+                c = time.process_time()
+                result = func(job)
+                with open(spec["trace"], "a") as fh:
+                    fh.write(f"{time.process_time() - c:.4f}\n")
+                return result
+            return task
+        extract_module.extract_range = traced(extract_module.extract_range)
+        extract_module.extract_batch = traced(extract_module.extract_batch)
+
+    stages = spec["stages"]
+    seconds, summaries, client_cpu, worker_cpu, peak = {}, {}, {}, {}, {}
+    cluster = use_scheduler("local", w) if spec["executor"] == "dask" else contextlib.nullcontext()
+    with cluster:
+        download(data_dir=data, lang=lang, dump=spec["dump"])
+        for name in stages:
+            t, c, k = time.perf_counter(), cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN)
+            summaries[name] = calls[name]()
+            seconds[name] = time.perf_counter() - t
+            # the local pool's workers end with their stage, so their CPU time is counted here
+            client_cpu[name] = cpu(resource.RUSAGE_SELF) - c
+            worker_cpu[name] = cpu(resource.RUSAGE_CHILDREN) - k
+            # peak RSS so far (MB): where it rises is the stage that needs the memory
+            peak[name] = [resource.getrusage(who).ru_maxrss // 1024
+                          for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = {
+        "seconds": seconds, "client_cpu": client_cpu, "worker_cpu": worker_cpu, "peak_so_far": peak,
+        "xml_mb": summaries["extract"]["xml_bytes"] / 1e6,
+        "documents": summaries["extract"]["documents"],
+        "cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
+        "rss_main": me.ru_maxrss / 1024, "rss_worker": kids.ru_maxrss / 1024,
+    }
+    with open(Path(data).parent / "results.jsonl", "a") as fh:   # every run's figures, kept
+        fh.write(json.dumps({**{k: spec[k] for k in ("lang", "workers", "executor", "dump")}, **result}) + "\n")
+    print(json.dumps(result))
+
+
+def measure(spec: dict) -> dict:
+    if Path(spec["data"]).exists():
+        shutil.rmtree(spec["data"])
+    trace = Path(spec["data"] + ".trace")
+    trace.unlink(missing_ok=True)
+    res = subprocess.run([sys.executable, __file__, "--child", json.dumps({**spec, "trace": str(trace)})],
+                         capture_output=True, text=True, cwd=ROOT)
+    if res.returncode:
+        raise SystemExit(f"Error: run {spec} failed:\n{res.stderr[-3000:]}")
+    shutil.rmtree(spec["data"], ignore_errors=True)
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    out["task_cpu"] = [float(x) for x in trace.read_text().split()] if trace.is_file() else []
+    trace.unlink(missing_ok=True)
+    return out
+
+
+def cpu_model(run: dict, workers: int) -> float:
+    """Extract's seconds on `workers` free cores from CPU times: the tasks in order, each to the
+    first worker free (as the pool hands them out), beside the client's own CPU seconds (the
+    reader of a single-stream dump; a pool of one runs the tasks in the client itself). On this
+    shared VM the kernel's autogroup scheduling gives a session the same CPU share however many
+    processes it runs, so wall seconds show a speed-up only when the other sessions are idle."""
+    client = run["client_cpu"]["extract"]
+    if workers == 1:
+        return client
+    free = [0.0] * workers
+    for cpu in run["task_cpu"]:
+        i = free.index(min(free))
+        free[i] += cpu
+    # the client shares the cores with the workers: never less than all the CPU over the cores
+    return max(client, max(free), (client + sum(run["task_cpu"])) / workers)
+
+
+def pipeline_table(args, work: Path) -> list[dict]:
+    from scale_dumps import build
+
+    print(f"\nwhole pipeline, {args.workers} workers (one run each; seconds per stage, XML MB/s per core)")
+    head = " | ".join(STAGES)
+    print(f"| lang | XML MB | executor | {head} | total s | total MB/s/core | CPU s | peak RSS main MB "
+          "| peak RSS worker MB |")
+    print("|---" * (len(STAGES) + 8) + "|")
+    runs = []
+    for lang in args.langs:
+        for mb in args.sizes:
+            dump = build(work, lang, mb)
+            for executor in args.executors:
+                r = measure({"data": str(work / "run"), "lang": lang, "workers": args.workers,
+                             "dump": str(dump), "executor": executor, "stages": list(STAGES)})
+                xml, w = r["xml_mb"], args.workers
+                cells = " | ".join(f"{r['seconds'][s]:.1f} ({xml / r['seconds'][s] / w:.1f})" for s in STAGES)
+                total = sum(r["seconds"].values())
+                print(f"| {lang} | {xml:.0f} | {executor} | {cells} | {total:.0f} | {xml / total / w:.2f} "
+                      f"| {r['cpu']:.0f} | {r['rss_main']:.0f} | {r['rss_worker']:.0f} |", flush=True)
+                runs.append({**r, "lang": lang, "executor": executor})
+    return runs
+
+
+def projection_table(runs: list[dict], workers: int) -> None:
+    """Time for a full huwiki and enwiki on 2, 16 and 64 cores, from the largest local run:
+    per stage, the CPU seconds of the client process (serial: reading, plans, sentencepiece,
+    shard's writing pass) and of the pool's workers (parallel), per MB of XML; then
+    T(N cores) = sum over stages of (client s + workers s / N) x size. Assumes CPU-bound
+    stages that scale linearly with size (the table above checks that) and the cores of this
+    machine."""
+    local = [r for r in runs if r["executor"] == "local"]
+    if not local:
+        return
+    r = max(local, key=lambda x: x["xml_mb"])
+    serial = sum(r["client_cpu"].values()) / r["xml_mb"]
+    parallel = sum(r["worker_cpu"].values()) / r["xml_mb"]
+    print(f"\nprojection from {r['lang']} at {r['xml_mb']:.0f} MB of XML ({workers} workers): "
+          f"client {serial * 1000:.1f} ms/MB (serial), workers {parallel * 1000:.1f} ms/MB (parallel)")
+    print("| dump | XML GB | 2 cores | 16 cores | 64 cores |")
+    print("|---|---|---|---|---|")
+    for name, gb in (("huwiki (1.1 GB bz2)", 5.0), ("enwiki (22 GB bz2)", 100.0)):
+        cells = " | ".join(f"{(serial + parallel / n) * gb * 1000 / 3600:.1f} h" for n in (2, 16, 64))
+        print(f"| {name} | {gb:.0f} | {cells} |")
+
+
+def extract_table(args, work: Path) -> None:
+    from scale_dumps import build
+
+    print(f"\nextract alone (median of {args.runs} runs; speed-up = 1 worker's seconds / 2 workers'; "
+          "model s: seconds on free cores from the CPU times, see cpu_model)")
+    print("| lang | XML MB | dump | workers | seconds (min-max) | CPU s | XML MB/s | speed-up | model s "
+          "| model speed-up | peak RSS main MB | peak RSS worker MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for lang in args.langs:
+        for mb in args.sizes:
+            for form in ("multistream", "single-stream"):
+                dump = build(work, lang, mb, multistream=form == "multistream")
+                one = one_model = None
+                for w in (1, 2):
+                    runs = [measure({"data": str(work / "run"), "lang": lang, "workers": w, "dump": str(dump),
+                                     "executor": "local", "stages": ["extract"]}) for _ in range(args.runs)]
+                    sec = [r["seconds"]["extract"] for r in runs]
+                    med = statistics.median(sec)
+                    model = statistics.median(cpu_model(r, w) for r in runs)
+                    one = med if w == 1 else one
+                    one_model = model if w == 1 else one_model
+                    print(f"| {lang} | {runs[0]['xml_mb']:.0f} | {form} | {w} | {med:.1f} ({min(sec):.1f}-{max(sec):.1f}) "
+                          f"| {statistics.median(r['cpu'] for r in runs):.1f} | {runs[0]['xml_mb'] / med:.1f} "
+                          f"| {one / med:.2f} | {model:.1f} | {one_model / model:.2f} "
+                          f"| {max(r['rss_main'] for r in runs):.0f} | {max(r['rss_worker'] for r in runs):.0f} |",
+                          flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[16, 32, 64], help="MB of XML per dump")
+    ap.add_argument("--langs", nargs="+", default=["uk"], choices=["uk", "vi"])
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--executors", nargs="+", default=["local", "dask"], choices=["local", "dask"])
+    ap.add_argument("--only", choices=["pipeline", "extract"], default=None)
+    ap.add_argument("--runs", type=int, default=3, help="runs of each extract measurement")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "wiki2bert_bench_scale",
+                    help="where the dumps are cached and the runs write")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(json.loads(args.child))
+        return
+    from scale_dumps import SHARED
+
+    if not (SHARED / "ukwiki.xml.xz").is_file():
+        print(f"skipped: {SHARED} is not present")
+        return
+    if args.only in (None, "pipeline"):
+        projection_table(pipeline_table(args, args.work), args.workers)
+    if args.only in (None, "extract"):
+        extract_table(args, args.work)
+
+
+if __name__ == "__main__":   # LocalCluster workers are spawned: they import this file, not run it
+    main()

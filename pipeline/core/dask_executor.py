@@ -1,0 +1,148 @@
+"""Stage tasks on a Dask distributed cluster: the executor `pipeline --scheduler ADDRESS` picks.
+
+Imported only when a scheduler is asked for (pipeline/core/executor.py), so the local path
+never loads Dask. The contract is the local executor's: results come back in the order the jobs
+were given, at most 2 × (the cluster's worker threads) jobs are in flight, and a `Ready` job
+passes through without being sent. What travels in the task graph is the job's function (sent
+once per stage, to every worker) and its argument (paths, byte ranges, settings), never bulk
+text. A task that a lost worker was running is rerun by Dask elsewhere; tasks write under
+temporary names unique per attempt (pipeline/core/atomic.py), so a rerun cannot collide with
+what the lost attempt left.
+
+Usage:
+    ex = DaskExecutor.start("local", workers=2)     # a LocalCluster of 2 worker processes
+    ex = DaskExecutor.start("tcp://10.0.0.5:8786")  # or a scheduler file: sched.json
+    for result in ex.run(jobs): ...
+    ex.close()
+"""
+from __future__ import annotations
+
+import collections
+import gc
+import logging
+import os
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from .errors import StageError
+from .executor import Ready
+
+CONNECT_TIMEOUT_S = 10  # Dask waits 30 s by default, retrying noisily
+PROBE_TIMEOUT_S = 3
+DASK_LOGGERS = ("distributed", "tornado")
+
+
+def quiet_dask_logs() -> None:
+    """Dask's own loggers say only errors: connection retries and worker restarts are not the
+    user's business (a task a lost worker ran is rerun; a real failure still reaches us)."""
+    for name in DASK_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def _probe(address: str) -> None:
+    """A refused or unroutable TCP address fails here at once (Dask itself retries until its
+    timeout); other protocols are left to Dask."""
+    import socket
+
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+
+    protocol, location = parse_address(address)
+    if protocol == "tcp":
+        host, port = parse_host_port(location, default_port=8786)
+        socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S).close()
+
+
+def _call(func: Callable[[Any], Any], arg: Any, cwd: str) -> Any:
+    """Runs on a worker: the job, with relative paths meaning what they mean on the client
+    (the data directory must be at the same path on every machine)."""
+    if os.getcwd() != cwd:
+        os.chdir(cwd)
+    return func(arg)
+
+
+class DaskExecutor:
+    """Jobs as tasks of a Dask cluster; see the module docstring."""
+
+    def __init__(self, client, cluster=None):
+        self.client = client
+        self.cluster = cluster   # the LocalCluster we started, closed with us
+
+    @classmethod
+    def start(cls, address: str, workers: int | None = None) -> "DaskExecutor":
+        """Connect to the scheduler at `address` (or a scheduler file; 'local': start a
+        LocalCluster of `workers` processes). StageError in one line, within seconds, when no
+        scheduler answers."""
+        from distributed import Client, LocalCluster
+
+        quiet_dask_logs()   # after the import: importing distributed sets its own levels
+
+        if address == "local":
+            # Worker processes (spawned, one thread each): the stages' work is pure Python.
+            cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                   processes=True, host="127.0.0.1", dashboard_address=":0",
+                                   silence_logs=logging.CRITICAL)   # a failed task is ours to report
+            return cls(Client(cluster, set_as_default=False), cluster)
+        kwargs = {"scheduler_file": address} if address.endswith(".json") else {"address": address}
+        if "scheduler_file" in kwargs and not Path(address).is_file():
+            raise StageError(f"--scheduler {address}: no such scheduler file; start the scheduler "
+                             "with `dask scheduler --scheduler-file FILE` first, or give its address")
+        reason = None
+        try:
+            if "address" in kwargs:
+                _probe(address)
+            client = Client(**kwargs, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+        except Exception as exc:  # noqa: BLE001 - whatever answered there, it is no scheduler of ours
+            reason = (str(exc).splitlines() or [type(exc).__name__])[0][:120]
+            if not isinstance(exc, (OSError, TimeoutError)):
+                reason = f"what answers there is no Dask scheduler: {reason}"
+        if reason is not None:
+            # The half-made client closes now, while its event loop runs (at exit it waits 20 s).
+            gc.collect()
+            raise StageError(
+                f"cannot reach the Dask scheduler at {address} ({reason}): start it "
+                "(`dask scheduler`, docs/cluster.md) or check the address; without --scheduler "
+                "the stages run on this machine")
+        return cls(client)
+
+    def threads(self) -> int:
+        """Worker threads of the cluster now (at least 1, so that a cluster still starting gets
+        work queued)."""
+        return max(1, sum(self.client.nthreads().values()))
+
+    def map(self, func: Callable[[Any], Any], items: Iterable) -> Iterator:
+        """func(item) for each item, in order."""
+        size = len(items) if isinstance(items, Sequence) else None
+        return self.run(((func, item) for item in items), size_hint=size)
+
+    def run(self, jobs: Iterable, size_hint: int | None = None) -> Iterator:
+        """The results of `jobs`, in order: (func, arg) run on the cluster, Ready passes."""
+        cwd = os.getcwd()
+        shipped: dict[int, Any] = {}   # id(func) -> the function, sent once to every worker
+        limit = 2 * self.threads()
+        pending: collections.deque = collections.deque()
+        try:
+            for job in jobs:
+                if isinstance(job, Ready):
+                    pending.append(job)
+                else:
+                    func, arg = job
+                    if id(func) not in shipped:
+                        shipped[id(func)] = self.client.scatter(func, broadcast=True, hash=False)
+                    pending.append(self.client.submit(_call, shipped[id(func)], arg, cwd, pure=False))
+                while len(pending) > limit:
+                    yield _result(pending.popleft())
+            while pending:
+                yield _result(pending.popleft())
+        finally:   # an error, or the consumer stopped early: nothing of ours keeps running
+            self.client.cancel([f for f in pending if not isinstance(f, Ready)])
+            self.client.cancel(list(shipped.values()))
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _result(handle) -> Any:
+    return handle.value if isinstance(handle, Ready) else handle.result()

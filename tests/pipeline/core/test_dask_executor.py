@@ -1,0 +1,81 @@
+"""The Dask executor: the local executor's contract (ordered results, bounded jobs in flight,
+finished jobs passed through, errors reaching the caller) on a real scheduler with two worker
+processes; an unreachable scheduler is one line within seconds; the local path never loads Dask."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline.cli import cli
+from pipeline.core.executor import LocalExecutor, Ready, make_executor, use_scheduler
+from tests.pipeline.core.test_executor import fails_on_three, slow_square as square_and_pid
+
+
+def test_results_come_back_in_order_from_both_workers(dask_cluster):
+    with use_scheduler(dask_cluster.scheduler_address) as ex:
+        assert make_executor(1) is ex   # inside the block every stage gets the cluster
+        out = list(ex.map(square_and_pid, range(24)))
+    assert [r for r, _ in out] == [x * x for x in range(24)]
+    assert len({pid for _, pid in out}) == 2 and os.getpid() not in {pid for _, pid in out}
+    assert isinstance(make_executor(1), LocalExecutor)
+
+
+def test_a_stream_is_consumed_a_bounded_number_ahead(dask_cluster):
+    pulled = []
+
+    def jobs():
+        for i in range(40):
+            pulled.append(i)
+            yield square_and_pid, i
+
+    with use_scheduler(dask_cluster.scheduler_address) as ex:
+        results = ex.run(jobs())
+        next(results)
+        assert len(pulled) <= 2 * ex.threads() + 2
+        assert len(list(results)) == 39
+
+
+def test_ready_jobs_pass_through_and_errors_reach_the_caller(dask_cluster):
+    with use_scheduler(dask_cluster.scheduler_address) as ex:
+        out = list(ex.run([(square_and_pid, 2), Ready("done"), (square_and_pid, 3)]))
+        assert out[0][0] == 4 and out[1] == "done" and out[2][0] == 9
+        with pytest.raises(ValueError, match="bad item 3"):
+            list(ex.map(fails_on_three, range(6)))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_scheduler_is_one_line_within_seconds(sample_dump, tmp_path):
+    started = time.monotonic()
+    res = CliRunner().invoke(cli, ["--data-dir", str(tmp_path / "d"), "--scheduler",
+                                   f"tcp://127.0.0.1:{_free_port()}", "download", "--dump", str(sample_dump)])
+    assert time.monotonic() - started < 10
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and "cannot reach the Dask scheduler" in lines[0], res.output
+    assert not (tmp_path / "d").exists()   # checked before any stage wrote
+    env = CliRunner(env={"WIKI2BERT_SCHEDULER": str(tmp_path / "sched.json")}).invoke(
+        cli, ["--data-dir", str(tmp_path / "d"), "download", "--dump", str(sample_dump)])
+    assert env.exit_code == 1 and "no such scheduler file" in env.output
+
+
+def test_the_local_path_never_imports_dask(sample_dump, tmp_path):
+    code = ("import sys\nfrom pipeline.cli import cli\n"
+            f"cli(['--data-dir', {str(tmp_path)!r}, '--workers', '2', 'download', '--dump', {str(sample_dump)!r}],"
+            " standalone_mode=False)\n"
+            f"cli(['--data-dir', {str(tmp_path)!r}, '--workers', '2', 'extract', '--task-mb', '0.05'],"
+            " standalone_mode=False)\n"
+            "print('loaded:' + ','.join(m for m in ('dask', 'distributed') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "loaded:"
+    assert (tmp_path / "hu" / "extracted" / "manifest.json").is_file()
