@@ -3,9 +3,9 @@ cluster with the same number of workers; and extract alone, 1 and 2 workers, on 
 dump and on the single-stream form of the same XML. Prints tables.
 
 Usage:
-    .venv/bin/python bench/bench_scale.py                       # quick: uk at 16, 32, 64 MB of XML
-    .venv/bin/python bench/bench_scale.py --sizes 512 1024 2048 --work /tmp/w2b_scale   # 1x 2x 4x
-    .venv/bin/python bench/bench_scale.py --only extract --sizes 256 --runs 3
+    .venv/bin/python bench/bench_scale.py                       # quick: uk at 16 and 32 MB of XML
+    .venv/bin/python bench/bench_scale.py --only pipeline --sizes 512 1024 2048 --work /tmp/w2b_scale
+    .venv/bin/python bench/bench_scale.py --only extract --sizes 64 --runs 3
     .venv/bin/python bench/bench_scale.py --langs uk vi --executors local dask --workers 2
 
 Dumps: bench/scale_dumps.py (the real uk/vi pages repeated with new ids and titles; cached in
@@ -20,7 +20,9 @@ worker (getrusage: RUSAGE_SELF, RUSAGE_CHILDREN; a LocalCluster's scheduler live
 process). Every run's figures, with the CPU seconds and peak RSS after each stage, are also
 appended to WORK/results.jsonl. Extract: medians over --runs of wall and CPU seconds;
 speed-up = seconds with 1 worker / seconds with 2; the CPU-time model (cpu_model) gives the
-seconds on free cores, which the wall clock of a shared machine does not.
+seconds on free cores, which the wall clock of a shared machine does not. Extract alone runs on
+the first of --sizes. After the pipeline table: the projection for a full huwiki and enwiki on
+2, 16 and 64 cores (projection_table says how).
 Skips (with a message) when ../shared/data is absent.
 """
 from __future__ import annotations
@@ -71,9 +73,16 @@ def child(spec: dict) -> None:
         "encode 128/20": lambda: encode(**common, max_seq=128, max_pred=20),
         "encode 512/80": lambda: encode(**common, max_seq=512, max_pred=80),
     }
+
     def cpu(who) -> float:
         ru = resource.getrusage(who)
         return ru.ru_utime + ru.ru_stime
+
+    def workers_cpu(ex) -> float:
+        """The pool's workers end with their stage (RUSAGE_CHILDREN); Dask's live on: ask them."""
+        if ex is None:
+            return cpu(resource.RUSAGE_CHILDREN)
+        return sum(ex.client.run(cpu, resource.RUSAGE_SELF).values())
 
     if spec.get("trace"):   # the CPU seconds of every extract task, for the CPU-time model
         import pipeline.stages.extract as extract_module
@@ -92,15 +101,14 @@ def child(spec: dict) -> None:
     stages = spec["stages"]
     seconds, summaries, client_cpu, worker_cpu, peak = {}, {}, {}, {}, {}
     cluster = use_scheduler("local", w) if spec["executor"] == "dask" else contextlib.nullcontext()
-    with cluster:
+    with cluster as ex:
         download(data_dir=data, lang=lang, dump=spec["dump"])
         for name in stages:
-            t, c, k = time.perf_counter(), cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN)
+            t, c, k = time.perf_counter(), cpu(resource.RUSAGE_SELF), workers_cpu(ex)
             summaries[name] = calls[name]()
             seconds[name] = time.perf_counter() - t
-            # the local pool's workers end with their stage, so their CPU time is counted here
             client_cpu[name] = cpu(resource.RUSAGE_SELF) - c
-            worker_cpu[name] = cpu(resource.RUSAGE_CHILDREN) - k
+            worker_cpu[name] = workers_cpu(ex) - k
             # peak RSS so far (MB): where it rises is the stage that needs the memory
             peak[name] = [resource.getrusage(who).ru_maxrss // 1024
                           for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
@@ -175,25 +183,34 @@ def pipeline_table(args, work: Path) -> list[dict]:
 
 
 def projection_table(runs: list[dict], workers: int) -> None:
-    """Time for a full huwiki and enwiki on 2, 16 and 64 cores, from the largest local run:
-    per stage, the CPU seconds of the client process (serial: reading, plans, sentencepiece,
-    shard's writing pass) and of the pool's workers (parallel), per MB of XML; then
-    T(N cores) = sum over stages of (client s + workers s / N) x size. Assumes CPU-bound
-    stages that scale linearly with size (the table above checks that) and the cores of this
-    machine."""
+    """Time for a full huwiki and enwiki on 2, 16 and 64 cores, from the largest local run: per
+    stage, the CPU seconds of the client process (serial: reading, plans, shard's writing pass)
+    and of the pool's workers (parallel) per MB of XML; vocab's sentencepiece training (its
+    client seconds) is a constant, since it trains on a sample of at most 1M sentences. Then
+    T(N cores) = vocab training + client s/MB x size + workers s/MB x size / N, encode's
+    part divided by at most its 16 shards (huwiki; enwiki has one shard per ~128 MB of text).
+    Assumes CPU-bound stages that grow linearly with size (the table above checks it), text
+    that costs what this language's costs, and cores like this machine's."""
     local = [r for r in runs if r["executor"] == "local"]
     if not local:
         return
     r = max(local, key=lambda x: x["xml_mb"])
-    serial = sum(r["client_cpu"].values()) / r["xml_mb"]
-    parallel = sum(r["worker_cpu"].values()) / r["xml_mb"]
-    print(f"\nprojection from {r['lang']} at {r['xml_mb']:.0f} MB of XML ({workers} workers): "
-          f"client {serial * 1000:.1f} ms/MB (serial), workers {parallel * 1000:.1f} ms/MB (parallel)")
-    print("| dump | XML GB | 2 cores | 16 cores | 64 cores |")
+    mb = r["xml_mb"]
+    train = r["client_cpu"]["vocab"]
+    serial = (sum(r["client_cpu"].values()) - train) / mb
+    encode = sum(v for k, v in r["worker_cpu"].items() if k.startswith("encode")) / mb
+    parallel = sum(r["worker_cpu"].values()) / mb - encode
+    print(f"\nprojection from {r['lang']} at {mb:.0f} MB of XML ({workers} workers, local pool): "
+          f"sentencepiece {train:.0f} s once; client {serial * 1000:.1f} ms/MB (serial); workers "
+          f"{parallel * 1000:.0f} ms/MB + encode {encode * 1000:.0f} ms/MB (parallel)")
+    print("| dump | XML GB (assumed) | 2 cores | 16 cores | 64 cores |")
     print("|---|---|---|---|---|")
-    for name, gb in (("huwiki (1.1 GB bz2)", 5.0), ("enwiki (22 GB bz2)", 100.0)):
-        cells = " | ".join(f"{(serial + parallel / n) * gb * 1000 / 3600:.1f} h" for n in (2, 16, 64))
-        print(f"| {name} | {gb:.0f} | {cells} |")
+    for name, gb, shards in (("huwiki (1.1 GB bz2)", 5.0, 16), ("enwiki (22 GB bz2)", 100.0, 200)):
+        size = gb * 1000
+        secs = [train + serial * size + parallel * size / n + encode * size / min(n, shards)
+                for n in (2, 16, 64)]
+        print(f"| {name} | {gb:.0f} | " + " | ".join(
+            f"{t / 3600:.1f} h" if t >= 3600 else f"{t / 60:.0f} min" for t in secs) + " |")
 
 
 def extract_table(args, work: Path) -> None:
@@ -205,7 +222,7 @@ def extract_table(args, work: Path) -> None:
           "| model speed-up | peak RSS main MB | peak RSS worker MB |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for lang in args.langs:
-        for mb in args.sizes:
+        for mb in args.sizes[:1]:
             for form in ("multistream", "single-stream"):
                 dump = build(work, lang, mb, multistream=form == "multistream")
                 one = one_model = None
@@ -226,7 +243,7 @@ def extract_table(args, work: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[16, 32, 64], help="MB of XML per dump")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[16, 32], help="MB of XML per dump")
     ap.add_argument("--langs", nargs="+", default=["uk"], choices=["uk", "vi"])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--executors", nargs="+", default=["local", "dask"], choices=["local", "dask"])

@@ -57,7 +57,14 @@ def _call(func: Callable[[Any], Any], arg: Any, cwd: str) -> Any:
     """Runs on a worker: the job, with relative paths meaning what they mean on the client
     (the data directory must be at the same path on every machine)."""
     if os.getcwd() != cwd:
-        os.chdir(cwd)
+        try:
+            os.chdir(cwd)
+        except OSError:
+            import socket
+
+            raise StageError(f"the client's working directory {cwd} does not exist on the worker "
+                             f"on {socket.gethostname()}: the data must be at the same path on "
+                             "every machine (docs/cluster.md)") from None
     return func(arg)
 
 
