@@ -21,6 +21,7 @@ import collections
 import gc
 import logging
 import os
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -28,8 +29,20 @@ from .errors import StageError
 from .executor import Ready
 
 CONNECT_TIMEOUT_S = 10  # Dask waits 30 s by default, retrying noisily
+# Dask's defaults suit interactive work; ours is long pure-Python tasks. The workers' sampling
+# profiler (every 10 ms) takes the GIL from the task thread: it cost 20-30% more CPU for the
+# same extract tasks here. The ticks and monitors only wake the event loops less often.
+# A LocalCluster gets these; for other workers docs/cluster.md gives the environment variables.
+CLUSTER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.admin.tick.interval": "1s",
+}
 PROBE_TIMEOUT_S = 3
+LIMIT_REFRESH_S = 5
 DASK_LOGGERS = ("distributed", "tornado")
+log = logging.getLogger("pipeline")
 
 
 def quiet_dask_logs() -> None:
@@ -74,22 +87,25 @@ class DaskExecutor:
     def __init__(self, client, cluster=None):
         self.client = client
         self.cluster = cluster   # the LocalCluster we started, closed with us
+        self._asked, self._cached_limit = -LIMIT_REFRESH_S, 2
 
     @classmethod
     def start(cls, address: str, workers: int | None = None) -> "DaskExecutor":
         """Connect to the scheduler at `address` (or a scheduler file; 'local': start a
         LocalCluster of `workers` processes). StageError in one line, within seconds, when no
         scheduler answers."""
+        import dask
         from distributed import Client, LocalCluster
 
         quiet_dask_logs()   # after the import: importing distributed sets its own levels
 
         if address == "local":
             # Worker processes (spawned, one thread each): the stages' work is pure Python.
-            cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                   processes=True, host="127.0.0.1", dashboard_address=":0",
-                                   silence_logs=logging.CRITICAL)   # a failed task is ours to report
-            return cls(Client(cluster, set_as_default=False), cluster)
+            with dask.config.set(CLUSTER_CONFIG):   # the nannies hand it to their workers
+                cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                       processes=True, host="127.0.0.1", dashboard_address=":0",
+                                       silence_logs=logging.CRITICAL)   # a failed task is ours to report
+                return cls(Client(cluster, set_as_default=False), cluster)
         kwargs = {"scheduler_file": address} if address.endswith(".json") else {"address": address}
         if "scheduler_file" in kwargs and not Path(address).is_file():
             raise StageError(f"--scheduler {address}: no such scheduler file; start the scheduler "
@@ -98,7 +114,8 @@ class DaskExecutor:
         try:
             if "address" in kwargs:
                 _probe(address)
-            client = Client(**kwargs, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+            with dask.config.set(CLUSTER_CONFIG):
+                client = Client(**kwargs, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
         except Exception as exc:  # noqa: BLE001 - whatever answered there, it is no scheduler of ours
             reason = (str(exc).splitlines() or [type(exc).__name__])[0][:120]
             if not isinstance(exc, (OSError, TimeoutError)):
@@ -117,6 +134,21 @@ class DaskExecutor:
         work queued)."""
         return max(1, sum(self.client.nthreads().values()))
 
+    def _limit(self) -> int:
+        """Jobs in flight: 2 x the cluster's threads, asked again at most every few seconds
+        (workers join and leave)."""
+        now = time.monotonic()
+        if now - self._asked > LIMIT_REFRESH_S:
+            self._asked, self._cached_limit = now, 2 * self.threads()
+        return self._cached_limit
+
+    def _ship(self, func):
+        """The function as data every worker holds (sent once; a lost worker costs no copy)."""
+        if not self.client.nthreads():   # a cluster still starting (jobs queued by Slurm)
+            log.info("waiting for Dask workers to join the scheduler ...")
+            self.client.wait_for_workers(1)
+        return self.client.scatter(func, broadcast=True, hash=False)
+
     def map(self, func: Callable[[Any], Any], items: Iterable) -> Iterator:
         """func(item) for each item, in order."""
         size = len(items) if isinstance(items, Sequence) else None
@@ -125,9 +157,10 @@ class DaskExecutor:
     def run(self, jobs: Iterable, size_hint: int | None = None) -> Iterator:
         """The results of `jobs`, in order: (func, arg) run on the cluster, Ready passes."""
         cwd = os.getcwd()
-        shipped: dict[int, Any] = {}   # id(func) -> the function, sent once to every worker
-        limit = 2 * self.threads()
+        # id(func) -> (func, its shipped copy); holding func keeps its id from being reused
+        shipped: dict[int, tuple[Any, Any]] = {}
         pending: collections.deque = collections.deque()
+        self._asked = -LIMIT_REFRESH_S
         try:
             for job in jobs:
                 if isinstance(job, Ready):
@@ -135,15 +168,15 @@ class DaskExecutor:
                 else:
                     func, arg = job
                     if id(func) not in shipped:
-                        shipped[id(func)] = self.client.scatter(func, broadcast=True, hash=False)
-                    pending.append(self.client.submit(_call, shipped[id(func)], arg, cwd, pure=False))
-                while len(pending) > limit:
+                        shipped[id(func)] = (func, self._ship(func))
+                    pending.append(self.client.submit(_call, shipped[id(func)][1], arg, cwd, pure=False))
+                while len(pending) > self._limit():
                     yield _result(pending.popleft())
             while pending:
                 yield _result(pending.popleft())
         finally:   # an error, or the consumer stopped early: nothing of ours keeps running
             self.client.cancel([f for f in pending if not isinstance(f, Ready)])
-            self.client.cancel(list(shipped.values()))
+            self.client.cancel([copy for _, copy in shipped.values()])
 
     def close(self) -> None:
         self.client.close()

@@ -79,3 +79,15 @@ def test_the_local_path_never_imports_dask(sample_dump, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "loaded:"
     assert (tmp_path / "hu" / "extracted" / "manifest.json").is_file()
+
+
+def test_jobs_wait_for_workers_that_join_later():
+    """A scheduler whose workers are still starting (a Slurm job in the queue): the stage waits."""
+    import threading
+
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cluster:
+        with use_scheduler(cluster.scheduler_address) as ex:
+            threading.Timer(0.5, cluster.scale, args=(1,)).start()
+            assert [r for r, _ in ex.map(square_and_pid, range(4))] == [0, 1, 4, 9]
