@@ -12,13 +12,19 @@ The sample is then split into words the way BERT's basic tokenizer splits (norma
 case setting, then whitespace / punctuation / CJK characters), and sentencepiece is trained on
 the word counts (`word<TAB>count`), so no piece can ever cross a split that WordPiece makes.
 
+The sample travels as keys and positions (key, file index, line index), never as text: each
+file's chosen lines are read and counted where the file is (count_sample_words), so a cluster
+moves paths and numbers, and the client holds 1M small tuples, not 1M sentences.
+
 Usage:
     res = scan_file(path, file_index=0, seed=12345, sample_size=1_000_000)
-    counts = count_words(sentences, lower_case=False, strip_accents=False)
+    sample = merge_smallest(sample, res.sample, 1_000_000)          # over the files
+    counts = count_sample_words(path, [li for _k, fi, li in sample if fi == 0])
     write_word_counts(counts, "sample.tsv")
 """
 from __future__ import annotations
 
+import bisect
 import hashlib
 import heapq
 import os
@@ -38,6 +44,8 @@ _KEY_SPACE = 1 << 64
 
 # A candidate sentence: (key, file index, line index, text); tuples sort by key, then position.
 Candidate = tuple[int, int, int, str]
+# A sample member: (key, file index, line index), the same order without the text.
+SampleKey = tuple[int, int, int]
 
 
 def sentence_key(text: str, seed: int) -> int:
@@ -66,7 +74,7 @@ class ScanResult:
 
     sentences: int = 0
     alphabet: set[str] = field(default_factory=set)
-    sample: list[Candidate] = field(default_factory=list)   # sorted, at most sample_size
+    sample: list[SampleKey] = field(default_factory=list)   # sorted, at most sample_size
     heldout: list[Candidate] = field(default_factory=list)  # sorted, at most EVAL_MAX_SENTENCES
     heldout_total: int = 0
 
@@ -78,7 +86,7 @@ def scan_file(path: str | os.PathLike, file_index: int, seed: int, sample_size: 
     candidates, and (with hold_out) its held-out sentences. Sentences whose key is in
     `exclude` (the evaluation text) are kept out of the sample."""
     res = ScanResult()
-    sample_heap: list[tuple[int, int, str]] = []   # max-heap by (-key, -line)
+    sample_heap: list[tuple[int, int]] = []   # max-heap by (-key, -line)
     held: list[Candidate] = []
 
     # The alphabet pass pulls the lines; the keys are computed as they stream past.
@@ -90,7 +98,7 @@ def scan_file(path: str | os.PathLike, file_index: int, seed: int, sample_size: 
                 res.heldout_total += 1
                 held.append((key, file_index, li, s))
             elif key not in exclude and sample_size > 0:
-                item = (-key, -li, s)
+                item = (-key, -li)
                 if len(sample_heap) < sample_size:
                     heapq.heappush(sample_heap, item)
                 elif item > sample_heap[0]:
@@ -98,14 +106,19 @@ def scan_file(path: str | os.PathLike, file_index: int, seed: int, sample_size: 
             yield s
 
     res.alphabet = alphabet_of(keyed(), CharNormalizer(lower_case, strip_accents))
-    res.sample = sorted((-k, file_index, -li, s) for k, li, s in sample_heap)
+    res.sample = sorted((-k, file_index, -li) for k, li in sample_heap)
     res.heldout = heapq.nsmallest(EVAL_MAX_SENTENCES, held)
     return res
 
 
-def merge_smallest(a: Sequence[Candidate], b: Sequence[Candidate], n: int) -> list[Candidate]:
-    """The n smallest of two sorted candidate lists, sorted (Timsort merges the two runs)."""
-    return sorted([*a, *b])[:n]
+def merge_smallest(a: Sequence, b: Sequence, n: int) -> list:
+    """The n smallest of two sorted lists (candidates or sample keys), sorted. Once `a` is
+    full, only the part of `b` below its largest item can enter (most files add little)."""
+    if len(a) >= n and b:
+        b = b[:bisect.bisect_left(b, a[n - 1])]
+        if not b:
+            return list(a[:n])
+    return sorted([*a, *b])[:n]   # Timsort merges the two runs
 
 
 _KIND_CLASS = {"punct": "p", "space": "s"}
@@ -168,3 +181,12 @@ def write_word_counts(counts: Counter, path: str | os.PathLike) -> int:
         for word, n in items:
             fh.write(f"{word}\t{n}\n")
     return len(items)
+
+
+def count_sample_words(path: str | os.PathLike, lines: Sequence[int], lower_case: bool = False,
+                       strip_accents: bool = False) -> Counter:
+    """Word counts (count_words) of the sentences of `path` at the line indices `lines` (as
+    read_sentences numbers them: non-blank lines from 0)."""
+    wanted = set(lines)
+    return count_words((s for li, s in enumerate(read_sentences(path)) if li in wanted),
+                       lower_case=lower_case, strip_accents=strip_accents)

@@ -15,7 +15,7 @@ from .page import Section, num, percent, table
 
 # The share of its input a stage may drop before the report calls it unusual.
 LOSS_LIMITS = {"extract": 0.10, "format": 0.10, "split": 0.02, "filter": 0.30}
-# The filter drops whole documents and, inside kept ones, lines (repeated ones): its share of
+# The filter drops whole documents and, inside kept ones, lines (repeated and unbalanced ones): its share of
 # the text bytes lost is checked too.
 FILTER_BYTES_LIMIT = 0.40
 LOSS_WHAT = {

@@ -8,7 +8,10 @@ Defaults come from pipeline/text/languages/{lang}.json (hu has its own) or the g
 alphabet of a language without one is learned from the corpus itself (a first pass counting
 letters). Before the rules, lines (over 20 characters) that repeat an earlier line of the
 corpus go (boilerplate copied into many articles; pipeline/text/repeats.py: the first copy in
-document order stays, memory bounded per task; --keep-repeats switches it off); one-sentence
+document order stays, memory bounded per task; --keep-repeats switches it off); with
+--drop-unbalanced, so do lines whose brackets or quotes still do not balance (format has
+removed the brackets that match nothing; what is left is mostly quotations longer than the
+split bound; pipeline/text/brackets.py); one-sentence
 documents are rejected by default (--min-sentences 1 keeps them). Rejections per reason, most
 frequent first, go to OUTPUT/rejections.json and the summary line.
 `--invert` writes the rejected documents instead (default folder DATA_DIR/LANG/rejected/),
@@ -37,6 +40,7 @@ from pipeline.core.options import force_option
 from pipeline.core.registry import lang_dir, validate_lang
 from pipeline.core.runner import StageRun, Task
 from pipeline.text import language_id, repeats
+from pipeline.text.brackets import unbalanced
 from pipeline.text.doc_rules import (
     THRESHOLDS,
     DocStats,
@@ -67,21 +71,25 @@ def scan_task(job: tuple[int, Path], work: Path | None, partitions: int, letters
 
 
 def filter_file(job: tuple[Path, Path, int], settings: FilterSettings, lang_codes, invert: bool,
-                repeat_dir: Path | None = None, partitions: int = 1) -> dict:
-    """One task: the documents of one sentence file without their repeated lines, kept (or with
-    invert, rejected) ones written."""
+                repeat_dir: Path | None = None, partitions: int = 1, drop_unbalanced: bool = False) -> dict:
+    """One task: the documents of one sentence file without their repeated (and, with
+    drop_unbalanced, unbalanced) lines, kept (or with invert, rejected) ones written."""
     src, dst, index = job
     repeated = repeats.repeated_lines(index, repeat_dir, partitions) if repeat_dir is not None else ()
     kept, dropped, reasons_tsv = [], [], []
     reasons = Counter()
     examples: dict[str, list[str]] = {}
-    n_docs = line_no = repeated_count = 0
+    n_docs = line_no = repeated_count = unbalanced_count = 0
     for i, doc in enumerate(documents(read_utf8(src))):
         n_docs += 1
         if repeated:
             own = [line for j, line in enumerate(doc, line_no) if j not in repeated]
             repeated_count += len(doc) - len(own)
             line_no += len(doc)
+            doc = own
+        if drop_unbalanced:
+            own = [line for line in doc if not unbalanced(line)]
+            unbalanced_count += len(doc) - len(own)
             doc = own
         reason = "too_few_sentences" if not doc else first_failure(DocStats.of(doc, settings.alphabet), settings)
         if reason is None and lang_codes and settings.min_lang_prob > 0:
@@ -105,6 +113,7 @@ def filter_file(job: tuple[Path, Path, int], settings: FilterSettings, lang_code
     return {"documents": n_docs, "kept": len(kept), "rejected": len(dropped),
             "sentences": sum(map(len, dropped if invert else kept)),  # the ones written
             "reasons": dict(reasons), "examples": examples, "repeated_lines": repeated_count,
+            "unbalanced_lines": unbalanced_count,
             "input_bytes": src.stat().st_size,
             "output_bytes": len(data)}
 
@@ -116,7 +125,7 @@ def reasons_file(dst: Path) -> Path:
 
 def filter_documents(data_dir="data", lang="hu", workers=None, input=None, output=None,
                      force=False, invert=False, alphabet=None, language_check=True,
-                     drop_repeats=True, **thresholds) -> dict:
+                     drop_repeats=True, drop_unbalanced=False, **thresholds) -> dict:
     """Filter the sentence files of `lang`; return the summary dict.
 
     `alphabet`: letters of the language as a string; None takes the language file's or learns
@@ -137,7 +146,7 @@ def filter_documents(data_dir="data", lang="hu", workers=None, input=None, outpu
 
     lang_codes = language_id.langdetect_codes(lang) if language_check else None
     options = {"lang": lang, "invert": invert, "language_check": language_check,
-               "drop_repeats": drop_repeats, **settings.as_options()}
+               "drop_repeats": drop_repeats, "drop_unbalanced": drop_unbalanced, **settings.as_options()}
     run = StageRun("filter", io.output, options, fingerprint_inputs([io.source]), force=force,
                    workers=workers, expected_bytes=io.input_bytes(), rules=stage_rules("filter"))
     if run.complete:
@@ -166,28 +175,30 @@ def filter_documents(data_dir="data", lang="hu", workers=None, input=None, outpu
     tasks = [Task(dst.name, (src, dst, index), outputs=(dst,) + ((reasons_file(dst),) if invert else ()))
              for index, (src, dst) in enumerate(pairs)]
     work = functools.partial(filter_file, settings=settings, lang_codes=lang_codes, invert=invert,
-                             repeat_dir=repeat_dir, partitions=partitions)
+                             repeat_dir=repeat_dir, partitions=partitions, drop_unbalanced=drop_unbalanced)
     totals = {"files": len(tasks), "documents": 0, "kept": 0, "rejected": 0, "sentences": 0,
               "input_bytes": 0, "output_bytes": 0}
     reasons = Counter()
     examples: dict[str, list[str]] = {}
-    repeated = 0
+    repeated = unbalanced_lines = 0
     for _task, info in run.run_tasks(tasks, work, desc="filter", unit="file"):
         for k in ("documents", "kept", "rejected", "sentences", "input_bytes", "output_bytes"):
             totals[k] += info[k]
         repeated += info.get("repeated_lines", 0)
+        unbalanced_lines += info.get("unbalanced_lines", 0)
         reasons.update(info["reasons"])
         for reason, lines in info.get("examples", {}).items():
             kept = examples.setdefault(reason, [])
             kept.extend(lines[:EXAMPLES_PER_REASON - len(kept)])
     totals["rejections"] = {r: reasons[r] for r, _ in reasons.most_common()}
     totals["repeated_lines"] = repeated
+    totals["unbalanced_lines"] = unbalanced_lines
     totals["language_check"] = ("skipped (unknown to langdetect)" if language_check and lang_codes is None
                                 else "on" if language_check and settings.min_lang_prob > 0 else "off")
     totals["seconds"] = run.seconds()
     write_json_atomic(io.output / REJECTIONS, {
         "documents": totals["documents"], "kept": totals["kept"], "rejected": totals["rejected"],
-        "reasons": totals["rejections"], "repeated_lines": repeated, "examples": examples,
+        "reasons": totals["rejections"], "repeated_lines": repeated, "unbalanced_lines": unbalanced_lines, "examples": examples,
         "alphabet": "".join(sorted(settings.alphabet)),
         "alphabet_source": alphabet_source, "settings": settings.as_options(),
     })
@@ -240,12 +251,15 @@ def _threshold_options(func):
               help="Letters of the language [default: the language file's, else learned from the input].")
 @click.option("--drop-repeats/--keep-repeats", default=True, show_default=True,
               help="Drop lines (over 20 characters) that repeat an earlier line of the corpus.")
+@click.option("--drop-unbalanced/--keep-unbalanced", default=False, show_default=True,
+              help="Drop lines whose brackets or quotes do not balance (for a strict corpus).")
 @click.option("--language-check/--no-language-check", default=True, show_default=True,
               help="Reject documents langdetect does not find in --lang (skipped for languages it does not know).")
 @_threshold_options
 @force_option
 @click.pass_obj
-def command(g, input_, output, invert, alphabet, drop_repeats, language_check, force, **thresholds):
+def command(g, input_, output, invert, alphabet, drop_repeats, drop_unbalanced, language_check, force,
+            **thresholds):
     """Drop documents that are not running text of the language (TurkuNLP-style rules).
 
     Counts per rejection reason go to OUTPUT/rejections.json and the summary line;
@@ -253,4 +267,5 @@ def command(g, input_, output, invert, alphabet, drop_repeats, language_check, f
     """
     filter_documents(**g.kwargs(), input=input_, output=output, force=force, invert=invert,
                      alphabet=alphabet, language_check=language_check, drop_repeats=drop_repeats,
+                     drop_unbalanced=drop_unbalanced,
                      **thresholds)

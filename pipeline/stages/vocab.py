@@ -42,7 +42,7 @@ from pipeline.core.runner import StageRun
 from vocab.convert import ConversionError, read_spm_pieces, to_wordpiece
 from vocab.normalizer import is_vocab_char
 from vocab.report import evaluate_vocab, format_table, too_small_message
-from vocab.sample import (EVAL_MAX_SENTENCES, HELDOUT_FRACTION, count_words, merge_smallest,
+from vocab.sample import (EVAL_MAX_SENTENCES, HELDOUT_FRACTION, count_sample_words, merge_smallest,
                           read_sentences, scan_file, sentence_key, write_word_counts)
 from vocab.spec import NUM_SPECIALS, tokenizer_config
 from vocab.train import MODEL_TYPES, TrainingError, train_sentencepiece
@@ -114,21 +114,25 @@ def _scan(run: StageRun, files, work: Path, seed, sample_size, hold_out, eval_se
         heldout = merge_smallest(heldout, res.heldout, EVAL_MAX_SENTENCES)
     if hold_out:
         eval_sentences = [c[3] for c in heldout]
-    texts = [c[3] for c in sample]
-    del sample, heldout
-    # Word counts of the sample, in chunks over the workers (sums do not depend on order).
-    n_chunks = max(1, min(len(texts) // 2000, 8 * max(1, run.workers or 1)))
-    chunks = [texts[i::n_chunks] for i in range(n_chunks)]
+    del heldout
+    # Word counts of the sample, one task per file that holds some of it: the task gets the
+    # file's path and line numbers and reads the sentences there (no text in the task graph).
+    lines_by_file: dict[int, list[int]] = {}
+    for _key, fi, li in sample:
+        lines_by_file.setdefault(fi, []).append(li)
+    jobs = [(files[fi], sorted(lines)) for fi, lines in sorted(lines_by_file.items())]
+    n_sample = len(sample)
+    del sample, lines_by_file
     counts: Counter = Counter()
-    count = functools.partial(count_words, lower_case=lower_case, strip_accents=strip_accents)
-    for c in run.map(count, chunks, desc="vocab: split words", unit="chunk"):
+    count = functools.partial(_count_one, lower_case=lower_case, strip_accents=strip_accents)
+    for c in run.map(count, jobs, desc="vocab: split words", unit="file"):
         counts.update(c)
     distinct = write_word_counts(counts, work / "sample.tsv")
     with open(work / "eval.txt", "w", encoding="utf-8") as fh:
         fh.writelines(s + "\n" for s in eval_sentences)
     with open(work / "alphabet.json", "w", encoding="utf-8") as fh:
         json.dump(sorted(alphabet), fh, ensure_ascii=False)
-    return {"sentences": sentences, "sample_sentences": len(texts),
+    return {"sentences": sentences, "sample_sentences": n_sample,
             "sample_words": sum(counts.values()), "distinct_words": distinct,
             "heldout_sentences": heldout_total if hold_out else 0,
             "eval_sentences": len(eval_sentences), "alphabet": len(alphabet)}
@@ -140,6 +144,11 @@ def _scan_one(item, **kw):
         return scan_file(path, index, **kw)
     except UnicodeDecodeError:
         raise StageError(f"{path} is not UTF-8 text: give UTF-8 .txt files") from None
+
+
+def _count_one(job, **kw) -> Counter:
+    path, lines = job
+    return count_sample_words(path, lines, **kw)
 
 
 def _check_options(vocab_size, model_type, input_sentence_size, character_coverage, from_spm):

@@ -14,7 +14,9 @@ dangling commas right inside a bracket ("(, born", "（、"). All of it goes; st
 Cyrillic letters too. A paragraph that is nothing but residue is dropped, so is one that is
 not prose (lists, navigation boxes, data, galleries, references: pipeline/text/prose.py).
 A paragraph ending in ":" leads into a list that extract dropped: its last sentence (the
-lead-in) goes, found by the sentence ends of every script; the sentences before it stay.
+lead-in) goes, found by the sentence ends of every script; the sentences before it stay. When
+the next paragraph opens with a quotation mark, the lead-in introduces that quotation ("X said:")
+and stays.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import re
 import unicodedata
 from collections import Counter
 
+from .brackets import repair_brackets
 from .prose import non_prose_reason
 
 # Lines that are table or template syntax, not prose.
@@ -46,7 +49,11 @@ _EMPTY_HINT = re.compile("[" + re.escape(_OPENERS) + r"]\s*[" + re.escape(_CLOSE
 # "(, born" -> "(born"; "（、x" -> "（x"; "x, )" -> "x)"; "( — x" -> "(x"
 _OPEN_JUNK = re.compile(r"([(（\[「『【〔《〈])\s*(?:[,，、;；:：]+|[\u2013\u2014](?=\s))\s*")
 _CLOSE_JUNK = re.compile(r"(?<=\S)\s*(?:[,，、;；:：]+|\s[\u2013\u2014-])\s*([)）\]」』】〕》〉])")
-_JUNK_HINT = re.compile(r"[(（\[「『【〔《〈]\s*[,，、;；:：\u2013\u2014]|[,，、;；:：\u2013\u2014-]\s*[)）\]」』】〕》〉]")
+# Cheap tests for them, tried first: a regex that starts with a common character (",", "-")
+# tries a match at every one of them, so the closing side is checked by hand at each closer.
+_OPEN_JUNK_HINT = re.compile(r"[(（\[「『【〔《〈]\s*[,，、;；:：\u2013\u2014]")
+_CLOSER = re.compile(r"[)）\]」』】〕》〉]")
+_JUNK_BEFORE_CLOSER = frozenset(",，、;；:：\u2013\u2014-")
 # Footnote marks: "[12]", "[a]", "[note 3]", "[nb 1]" (a bracketed lower-case letter only when
 # attached to the word or stop before it, so that "υ [y]" stays).
 _FOOTNOTE = re.compile(r"\s?\[\s*(?:\d{1,3}|(?:note|nb|n|lower-alpha|upper-alpha)\s?\d{1,3})\s*\]"
@@ -61,11 +68,13 @@ _CYRILLIC_STRESS = re.compile("(?<=[\u0400-\u04ff])\u0301")
 # does not put spaces between sentences (the splitter's own classes, pipeline/text/sentence_rules.py).
 _LEAD_IN_CUT = re.compile(r"(?:[.!?…;؟۔।॥։᠃༎፧፨᱾꯫]+[\"'»”’)）\]」』]*\s+|[。！？｡።။។៕]+[」』）”’]*)(?=[^\s])")
 LEAD_IN_ENDS = (":", "：")
+QUOTE_OPENERS = "\"«“‘„‚‹「『〝"   # a paragraph opening with one of these is a quotation
 
 
-def clean_paragraph(text: str, dropped: Counter | None = None) -> str | None:
+def clean_paragraph(text: str, dropped: Counter | None = None, before_quote: bool = False) -> str | None:
     """The cleaned paragraph (one line, NFC), or None when nothing readable or no prose is left
-    (`dropped` counts why, when given)."""
+    (`dropped` counts why, when given). `before_quote`: the next paragraph is a quotation, which
+    a final ":" introduces (it is no list lead-in)."""
     def drop(reason: str) -> None:
         if dropped is not None:
             dropped[reason] += 1
@@ -77,27 +86,29 @@ def clean_paragraph(text: str, dropped: Counter | None = None) -> str | None:
     text = _COMMENT.sub("", text)
     text = _REF.sub("", text)
     text = _TAG.sub("", text)
-    for _ in range(3):  # nested leftovers, innermost first
-        new = _TEMPLATE.sub("", text)
-        new = _PIPED_LINK.sub(r"\1", new)
-        if new == text:
-            break
-        text = new
-    text = _EXT_LINK.sub(lambda m: m.group(1) or "", text)
-    text = text.replace("{{", "").replace("}}", "").replace("[[", "").replace("]]", "")
-    text = text.replace("{|", "").replace("|}", "")
+    if "{" in text or "}" in text or "[" in text or "]" in text:   # markup left by wikiextractor
+        for _ in range(3):  # nested leftovers, innermost first
+            new = _TEMPLATE.sub("", text)
+            new = _PIPED_LINK.sub(r"\1", new)
+            if new == text:
+                break
+            text = new
+        text = _EXT_LINK.sub(lambda m: m.group(1) or "", text)
+        text = text.replace("{{", "").replace("}}", "").replace("[[", "").replace("]]", "")
+        text = text.replace("{|", "").replace("|}", "")
     if "formula_" in text or "codice_" in text:
         text = _PLACEHOLDER.sub("", text)
     if "[" in text:
         text = _FOOTNOTE.sub("", text)
-    text = unicodedata.normalize("NFC", " ".join(text.split()))
+    text = unicodedata.normalize("NFC", _one_spaced(text))
     text = remove_holes(text)
+    text = repair_brackets(text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
     if "\u0301" in text:
         text = _CYRILLIC_STRESS.sub("", text)
     if not _LETTER.search(text):
         return drop("no_letters")
-    if text.endswith(LEAD_IN_ENDS):  # the lead-in of a list that extract dropped
+    if text.endswith(LEAD_IN_ENDS) and not before_quote:  # the lead-in of a list that extract dropped
         text = without_lead_in(text)
         if text is None:
             return drop("list_lead_in")
@@ -111,7 +122,7 @@ def remove_holes(text: str) -> str:
     """Empty brackets and quotes of every script, and dangling commas inside brackets, removed."""
     for _ in range(3):  # "( ( ) )": a removal can leave a new hole
         new = text
-        if _JUNK_HINT.search(new):
+        if _junk_hint(new):
             new = _OPEN_JUNK.sub(r"\1", new)
             new = _CLOSE_JUNK.sub(r"\1", new)
         if _EMPTY_HINT.search(new):
@@ -120,6 +131,26 @@ def remove_holes(text: str) -> str:
             break
         text = new
     return " ".join(text.split()) if "  " in text else text.strip()
+
+
+def _one_spaced(text: str) -> str:
+    """Whitespace runs as one space, none at the ends (split-join only where needed: most
+    paragraphs need nothing, and isprintable is false for every whitespace but " ")."""
+    if not text.isprintable() or "  " in text or text[:1] == " " or text[-1:] == " ":
+        return " ".join(text.split())
+    return text
+
+
+def _junk_hint(text: str) -> bool:
+    """Might _OPEN_JUNK or _CLOSE_JUNK match (a superset test)?"""
+    if _OPEN_JUNK_HINT.search(text):
+        return True
+    for m in _CLOSER.finditer(text):
+        i = m.start()
+        before = text[i - 1] if i else ""
+        if before in _JUNK_BEFORE_CLOSER or (before.isspace() and i > 1 and text[i - 2] in _JUNK_BEFORE_CLOSER):
+            return True
+    return False
 
 
 def without_lead_in(text: str) -> str | None:
@@ -136,10 +167,11 @@ def format_article(paragraphs: list[str], dropped: Counter | None = None) -> lis
     """Clean paragraphs of one article; headings ("## ..." lines) dropped; `dropped` counts the
     paragraphs that went, by reason."""
     out = []
-    for p in paragraphs:
+    for i, p in enumerate(paragraphs):
         if p.startswith("## "):
             continue
-        cleaned = clean_paragraph(p, dropped)
+        nxt = paragraphs[i + 1].lstrip() if i + 1 < len(paragraphs) else ""
+        cleaned = clean_paragraph(p, dropped, before_quote=nxt[:1] in QUOTE_OPENERS and nxt[:1] != "")
         if cleaned:
             out.append(cleaned)
     return out

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from .brackets import unbalanced
 from .documents import documents, read_utf8
 
 
@@ -60,25 +61,8 @@ LINE_PATTERNS = {
         r"\(\s*\)|（\s*）|「\s*」|『\s*』|【\s*】|〔\s*〕|《\s*》|〈\s*〉|\[\s*\]|«\s*»|“\s*”|„\s*[“”]"
         r"|[(（「『【\[«“„]\s*[,，、;；:：]|[,，、;；]\s*[)）」』】\]»”]"),
 }
-# Pairs whose counts must agree in a balanced line; quotes that open and close with the same
-# character must come in even numbers.
-BRACKET_PAIRS = ("()", "[]", "{}", "（）", "「」", "『』", "【】", "«»", "〔〕", "《》", "〈〉")
-SAME_QUOTES = ('"',)
 MIN_REPEAT_CHARS = 20
 LONG_ARTICLE_CHARS = 2000
-
-
-def unbalanced(line: str) -> bool:
-    """True when some bracket or quote kind of `line` does not close what it opens."""
-    for pair in BRACKET_PAIRS:
-        if (pair[0] in line or pair[1] in line) and line.count(pair[0]) != line.count(pair[1]):
-            return True
-    for q in SAME_QUOTES:
-        if line.count(q) % 2:
-            return True
-    if "„" in line:  # German/Slavic „…“ (or „…”): the closer is “ or ”
-        return line.count("„") != line.count("“") + line.count("”")
-    return line.count("“") != line.count("”")
 
 
 def line_hash(line: str) -> bytes:

@@ -88,18 +88,20 @@ def sentence_end_offsets(text: str) -> list[int]:
     if not text:
         return []
     out = run_quntoken(_PROTECT.sub("\ufffd", text))
+    # Only the end markers matter: drop the others (str.replace is C-fast), then an end
+    # marker's index minus the end markers before it is an offset into `text`.
+    for marker in (START, GAP_OPEN, GAP_CLOSE):
+        out = out.replace(marker, "")
     ends = []
-    pos = 0
-    for chunk in re.split(f"([{MARKERS}])", out):
-        if not chunk:
-            continue
-        if chunk == END:
-            ends.append(pos)
-        elif chunk not in MARKERS:
-            pos += len(chunk)
-    if pos != len(text):
+    find = out.find
+    i = find(END)
+    while i >= 0:
+        ends.append(i - len(ends))
+        i = find(END, i + 1)
+    if len(out) - len(ends) != len(text):
         # quntoken changed the length of the text: its offsets cannot be trusted.
-        raise QuntokenMisaligned(f"quntoken output does not align with its input ({pos} vs {len(text)} chars)")
+        raise QuntokenMisaligned(f"quntoken output does not align with its input "
+                                 f"({len(out) - len(ends)} vs {len(text)} chars)")
     return ends
 
 
@@ -127,22 +129,30 @@ def split_paragraphs(text: str) -> list[list[str]]:
 def _split_batch(text: str) -> list[list[str]]:
     ends = sentence_end_offsets(text)
     result = []
-    k = 0
+    k, n_ends = 0, len(ends)
     line_start = 0
     for line in text.split("\n"):
         line_end = line_start + len(line)
-        cuts = []
-        while k < len(ends) and ends[k] <= line_end:
-            if ends[k] > line_start:
-                cuts.append(ends[k] - line_start)
-            k += 1
+        if k >= n_ends or ends[k] >= line_end:   # no cut inside this line: most short ones
+            while k < n_ends and ends[k] <= line_end:
+                k += 1
+            piece = line.strip()
+            result.append([piece] if piece else [])
+            line_start = line_end + 1
+            continue
         sentences = []
         prev = 0
-        for cut in cuts + [len(line)]:
-            piece = line[prev:cut].strip()
-            if piece:
-                sentences.append(piece)
-            prev = cut
+        while k < n_ends and ends[k] <= line_end:
+            cut = ends[k] - line_start
+            k += 1
+            if cut > prev:
+                piece = line[prev:cut].strip()
+                if piece:
+                    sentences.append(piece)
+                prev = cut
+        piece = line[prev:].strip()
+        if piece:
+            sentences.append(piece)
         result.append(sentences)
         line_start = line_end + 1
     return result

@@ -48,7 +48,7 @@ def _terminator_re(extra: str) -> re.Pattern:
 
 _ROMAN_RE = re.compile(r"^[IVXLCDM]+$")
 QUOTATIVE = "とっ"  # Japanese particles that follow a quotation inside its sentence
-MAX_BRACKET_SPAN = 400  # characters from an opening bracket to its closer: a long quotation
+MAX_BRACKET_SPAN = 1200  # characters from an opening bracket to its closer: a long quotation
 # Bracket pairs (opener -> closers). “ opens in English and closes „…“ in German and Slavic text.
 BRACKETS = {"(": ")", "[": "]", "{": "}", "（": "）", "［": "］", "｛": "｝", "「": "」", "『": "』",
             "【": "】", "〔": "〕", "〈": "〉", "《": "》", "〖": "〗", "〘": "〙", "«": "»", "‹": "›",

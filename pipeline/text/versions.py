@@ -16,7 +16,10 @@ from importlib import metadata
 # 2: inline templates and colon links keep their text; per-script holes, lead-ins and non-prose
 #    lines; sentences never end inside brackets; learned abbreviations; case per alphabet,
 #    one-sentence stubs and repeated lines dropped.
-RULES_VERSIONS = {"extract": 2, "format": 2, "split": 2, "filter": 2}
+# 3: format removes brackets that match nothing and keeps a lead-in before a quotation; split
+#    protects brackets that close within 1,200 characters (was 400); filter can drop lines
+#    whose brackets or quotes do not balance (--drop-unbalanced).
+RULES_VERSIONS = {"extract": 2, "format": 3, "split": 3, "filter": 3}
 LIBRARIES = {
     "extract": ("wikiextractor",),
     "format": (),

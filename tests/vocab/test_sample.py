@@ -5,8 +5,8 @@ from collections import Counter
 import pytest
 
 from vocab.normalizer import CharNormalizer
-from vocab.sample import (_word_pattern, bert_words, count_words, is_heldout_key, merge_smallest,
-                          scan_file, sentence_key, write_word_counts)
+from vocab.sample import (_word_pattern, bert_words, count_sample_words, count_words, is_heldout_key,
+                          merge_smallest, scan_file, sentence_key, write_word_counts)
 from vocab.tokenizer import make_pre_tokenizer
 
 
@@ -26,13 +26,15 @@ def test_sample_is_the_smallest_keys_whatever_the_file_split(tmp_path):
     a = scan_file(_write(tmp_path / "a.txt", lines[:170]), 0, seed=7, sample_size=50)
     b = scan_file(_write(tmp_path / "b.txt", lines[170:]), 1, seed=7, sample_size=50)
     merged = merge_smallest(a.sample, b.sample, 50)
-    assert [c[3] for c in merged] == [c[3] for c in one.sample]
-    assert len(one.sample) == 50 and one.sentences == 300
+    # the sample is keys and positions: (key, file, line), no text
+    parts = (lines[:170], lines[170:])
+    assert [parts[fi][li] for _k, fi, li in merged] == [lines[li] for _k, _f, li in one.sample]
+    assert len(one.sample) == 50 and one.sentences == 300 and all(len(c) == 3 for c in one.sample)
     # held-out sentences never enter the sample
     assert all(is_heldout_key(c[0]) for c in one.heldout)
-    assert not {c[3] for c in one.heldout} & {c[3] for c in one.sample}
+    assert not {c[3] for c in one.heldout} & {lines[c[2]] for c in one.sample}
     other_seed = scan_file(tmp_path / "all.txt", 0, seed=8, sample_size=50)
-    assert [c[3] for c in other_seed.sample] != [c[3] for c in one.sample]
+    assert [c[2] for c in other_seed.sample] != [c[2] for c in one.sample]
 
 
 def test_excluded_sentences_stay_out_of_the_sample(tmp_path):
@@ -40,7 +42,23 @@ def test_excluded_sentences_stay_out_of_the_sample(tmp_path):
     exclude = frozenset(sentence_key(s, 3) for s in lines[:10])
     res = scan_file(_write(tmp_path / "x.txt", lines), 0, seed=3, sample_size=1000,
                     hold_out=False, exclude=exclude)
-    assert {c[3] for c in res.sample} == set(lines[10:]) and not res.heldout
+    assert {lines[c[2]] for c in res.sample} == set(lines[10:]) and not res.heldout
+
+
+def test_merge_keeps_the_smallest_and_skips_what_cannot_enter():
+    a = [(k, 0, k) for k in range(0, 100, 2)]
+    b = [(k, 1, k) for k in range(1, 200, 2)]
+    assert merge_smallest(a, b, 10) == sorted(a + b)[:10]
+    assert merge_smallest(a[:10], [(500, 1, 0)], 10) == a[:10]
+    assert merge_smallest([], b, 3) == b[:3]
+
+
+def test_sample_words_are_counted_where_the_file_is(tmp_path):
+    lines = ["Első mondat itt.", "", "Második (mondat) ott.", "Harmadik mondat."]
+    path = _write(tmp_path / "f.txt", lines)
+    # line numbers count non-blank lines, as scan_file numbers them
+    assert count_sample_words(path, [0, 2]) == count_words(["Első mondat itt.", "Harmadik mondat."])
+    assert count_sample_words(path, [1], lower_case=True) == count_words(["második (mondat) ott."])
 
 
 def test_words_are_split_like_bert():

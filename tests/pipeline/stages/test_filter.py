@@ -249,3 +249,23 @@ def test_one_sentence_stubs_are_dropped_unless_asked(tmp_path):
     summary = filter_documents(data_dir=tmp_path, lang="uk", workers=1, input=src, output=tmp_path / "b",
                                language_check=False, min_words=3, min_sentences=1)
     assert summary["kept"] == 2
+
+
+def test_unbalanced_lines_go_when_asked_and_the_cli_switch_reaches_them(tmp_path):
+    """A line broken at its source (a bracket that never closes) goes with --drop-unbalanced;
+    list labels are no brackets; by default every line stays."""
+    src = tmp_path / "in.txt"
+    broken = "Зупинився у маєтку поміщика Григорія Тарновського) над рікою."
+    labels = "Є два випадки: а) перший збіг звуків; б) другий збіг форм."
+    src.write_text("\n".join(["Перше речення статті про місто над рікою.", broken, labels,
+                              "Останнє речення (з дужками) про місто."]) + "\n", encoding="utf-8")
+    summary = filter_documents(data_dir=tmp_path, lang="uk", workers=1, input=src, output=tmp_path / "a",
+                               language_check=False, min_words=3)
+    assert summary["unbalanced_lines"] == 0 and broken in (tmp_path / "a" / "in.txt").read_text(encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--data-dir", str(tmp_path), "--lang", "uk", "filter", "--input", str(src),
+                                      "--output", str(tmp_path / "b"), "--drop-unbalanced",
+                                      "--no-language-check", "--min-words", "3"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "b" / "in.txt").read_text(encoding="utf-8")
+    assert broken not in text and labels in text
+    assert json.loads((tmp_path / "b" / "rejections.json").read_text())["unbalanced_lines"] == 1

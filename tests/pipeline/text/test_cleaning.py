@@ -67,3 +67,14 @@ def test_format_article_counts_why_paragraphs_went():
                            "Lead-in only:"], dropped)
     assert kept == ["Prose sentence here."]
     assert dropped == {"list": 1, "navbox": 1, "data": 1, "reference": 1, "list_lead_in": 1}
+
+
+@pytest.mark.parametrize("quote", ['"Chúng tôi sẽ thắng." Ông nói thêm.', "«Ми переможемо», — сказав він.",
+                                   "「必ず勝つ。」と述べた。", "„Wir siegen“, sagte er."])
+def test_a_lead_in_before_a_quotation_stays(quote):
+    """"X said:" introduces the quotation that follows; only a lead-in with nothing after it goes."""
+    lead = "Trước đó có một câu. Tổng thống đã phát biểu về bài học:"
+    assert format_article([lead, quote]) == [lead, quote]
+    assert format_article([lead, "## Heading", quote]) == ["Trước đó có một câu.", quote]
+    assert format_article([lead, "Một đoạn văn khác bắt đầu ở đây."]) == [
+        "Trước đó có một câu.", "Một đoạn văn khác bắt đầu ở đây."]

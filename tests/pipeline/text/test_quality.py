@@ -5,25 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.text.quality import MEASURES, failing, line_measures, long_articles_lost, measure_corpus, unbalanced
+from pipeline.text.quality import MEASURES, failing, line_measures, long_articles_lost, measure_corpus
 
 
 def write(folder: Path, name: str, docs: list[list[str]]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / name).write_text("\n\n".join("\n".join(d) for d in docs) + "\n", encoding="utf-8")
-
-
-@pytest.mark.parametrize("line,bad", [
-    ("Він (народився у Києві) поет.", False),
-    ("„Кобзар“ і «Гайдамаки» — твори.", False),
-    ('He said "yes" and “no”.', False),
-    ("Він (народився у Києві поет.", True),
-    ("「はい。", True),
-    ('He said "yes and left.', True),
-    ("Він написав „Кобзар у 1840 році.", True),
-])
-def test_unbalanced(line, bad):
-    assert unbalanced(line) is bad
 
 
 def test_each_line_measure_counts_its_kind(tmp_path):

@@ -96,10 +96,20 @@ def test_no_sentence_ends_inside_brackets_or_quotes(lang, text, expected):
 
 
 def test_an_unclosed_or_very_long_bracket_protects_nothing():
-    sentences = [f"これは{i}番目の文です。" for i in range(40)]
+    from pipeline.text.sentence_rules import MAX_BRACKET_SPAN
+
+    sentences = [f"これは{i}番目の文です。" for i in range(MAX_BRACKET_SPAN // 10 + 1)]
     assert split("ja", "（" + "".join(sentences)) == ["（" + sentences[0]] + sentences[1:]
     long_quote = "「" + "".join(sentences) + "」"
-    assert len(split("ja", long_quote)) == 40
+    assert len("".join(sentences)) > MAX_BRACKET_SPAN
+    assert len(split("ja", long_quote)) == len(sentences)
+
+
+def test_a_quotation_of_several_sentences_stays_one_line():
+    quote = " ".join(f"Речення номер {i} цитати про життя і буття поета тут." for i in range(14))
+    text = f"Він написав: «{quote}» Потім замовк."
+    assert 700 < len(quote) < 1200
+    assert split("uk", text) == [f"Він написав: «{quote}»", "Потім замовк."]
 
 
 def test_learned_abbreviations_join_the_language_file():
