@@ -80,7 +80,8 @@ def filter_file(job: tuple[Path, Path, int], settings: FilterSettings, lang_code
     reasons = Counter()
     examples: dict[str, list[str]] = {}
     n_docs = line_no = repeated_count = unbalanced_count = 0
-    for i, doc in enumerate(documents(read_utf8(src))):
+    docs, doc_reasons = [], []
+    for doc in documents(read_utf8(src)):
         n_docs += 1
         if repeated:
             own = [line for j, line in enumerate(doc, line_no) if j not in repeated]
@@ -91,11 +92,17 @@ def filter_file(job: tuple[Path, Path, int], settings: FilterSettings, lang_code
             own = [line for line in doc if not unbalanced(line)]
             unbalanced_count += len(doc) - len(own)
             doc = own
-        reason = "too_few_sentences" if not doc else first_failure(DocStats.of(doc, settings.alphabet), settings)
-        if reason is None and lang_codes and settings.min_lang_prob > 0:
-            prob = language_id.language_prob(" ".join(doc), lang_codes)
+        docs.append(doc)
+        doc_reasons.append(first_failure(DocStats.of(doc, settings.alphabet), settings) if doc
+                           else "too_few_sentences")
+    if lang_codes and settings.min_lang_prob > 0:
+        # langdetect on the documents the rules kept, many at a time (the same numbers)
+        ask = [i for i, r in enumerate(doc_reasons) if r is None]
+        probs = language_id.language_probs([" ".join(docs[i]) for i in ask], lang_codes)
+        for i, prob in zip(ask, probs):
             if prob is not None and prob < settings.min_lang_prob:
-                reason = "language"
+                doc_reasons[i] = "language"
+    for i, (doc, reason) in enumerate(zip(docs, doc_reasons)):
         if reason is None:
             kept.append(doc)
         else:

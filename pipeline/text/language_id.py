@@ -85,6 +85,25 @@ def language_prob(text: str, codes: tuple[str, ...], max_chars: int = 600) -> fl
     return sum(p for lang, p in probs if lang in codes)
 
 
+def language_probs(texts: list[str], codes: tuple[str, ...], max_chars: int = 600,
+                   batch: int = 64) -> list[float | None]:
+    """language_prob of each text, the same numbers, detected `batch` texts at a time (numpy
+    then works on a (texts x 55) block per step instead of one row: about twice as fast)."""
+    prepare()
+    profiles = _profiles
+    rows = [ngram_rows(detector_text(t[:max_chars], max_chars), profiles) for t in texts]
+    wanted = np.array([lang in codes for lang in profiles.langs])
+    out: list[float | None] = [None] * len(texts)
+    todo = [i for i, r in enumerate(rows) if r]
+    for start in range(0, len(todo), batch):
+        ids = todo[start:start + batch]
+        langprob = _detect_blocks([rows[i] for i in ids], profiles.matrix)
+        for i, probs in zip(ids, langprob.tolist()):
+            # get_probabilities keeps those above 0.1; the codes' share is their sum
+            out[i] = sum(p for p, want in zip(probs, wanted) if want and p > Detector.PROB_THRESHOLD)
+    return out
+
+
 def probabilities(text: str, max_chars: int, profiles: Profiles) -> list[tuple[str, float]] | None:
     """Detector.get_probabilities(): (language, probability) above 0.1, most likely first;
     None where langdetect raises (no n-gram it knows)."""
@@ -232,6 +251,64 @@ def _detect_block(rows: list[int], matrix: np.ndarray) -> np.ndarray:
             multiply.reduce(block, axis=0, out=prob)  # row after row, in draw order
             i += 5
         langprob += normalized / n_trial
+    return langprob
+
+
+def _detect_blocks(rows_list: list[list[int]], matrix: np.ndarray) -> np.ndarray:
+    """_detect_block of several texts at once, to the bit: each text keeps its own random
+    stream and its own trial and iteration counts; the arithmetic of a row is the same, in the
+    same order, only done for all the texts still running in one numpy operation."""
+    n_texts, n_langs = len(rows_list), matrix.shape[1]
+    rngs = []
+    for _ in rows_list:
+        rng = random.Random()
+        rng.seed(SEED)
+        rngs.append(rng)
+    draws = [_chooser(rng, rows) for rng, rows in zip(rngs, rows_list)]
+    langprob = np.zeros((n_texts, n_langs))
+    first = np.full(n_langs, 1.0 / n_langs)
+    n_trial = 7
+
+    def start_trial(ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        weight = np.array([(Detector.ALPHA_DEFAULT + rngs[t].gauss(0.0, 1.0) * Detector.ALPHA_WIDTH)
+                           / Detector.BASE_FREQ for t in ids])
+        prob = matrix.take([draws[t]() for t in ids], axis=0)
+        prob += weight[:, None]
+        prob *= first
+        return prob, weight
+
+    ids = np.arange(n_texts)
+    prob, weight = start_trial(list(range(n_texts)))
+    step = np.zeros(n_texts, dtype=np.int64)
+    trial = np.zeros(n_texts, dtype=np.int64)
+    while len(ids):
+        totals = np.array([sum(v) for v in prob.tolist()])   # Python's sum, as langdetect's
+        if not totals.all():
+            raise ZeroDivisionError("float division by zero")  # as langdetect would
+        normalized = prob / totals[:, None]
+        done = (normalized.max(axis=1) > Detector.CONV_THRESHOLD) | (step >= Detector.ITERATION_LIMIT)
+        parts = []
+        if done.any():
+            langprob[ids[done]] += normalized[done] / n_trial
+            trial[done] += 1
+        going = ~done
+        if going.any():
+            running = ids[going].tolist()
+            picks = [draws[t]() for t in running for _ in range(5)]
+            updates = matrix.take(picks, axis=0).reshape(len(running), 5, n_langs)
+            updates += weight[going][:, None, None]
+            p = normalized[going]
+            for j in range(5):               # row after row, in draw order
+                p *= updates[:, j]
+            parts.append((ids[going], p, weight[going], step[going] + 5, trial[going]))
+        again = done & (trial < n_trial)
+        if again.any():
+            restart = ids[again]
+            p, w = start_trial(restart.tolist())
+            parts.append((restart, p, w, np.zeros(len(restart), dtype=np.int64), trial[again]))
+        if not parts:
+            break
+        ids, prob, weight, step, trial = (np.concatenate(x) for x in zip(*parts))
     return langprob
 
 

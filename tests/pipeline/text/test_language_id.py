@@ -185,3 +185,17 @@ def test_bit_identical_on_real_wikipedia_text(shared_data, lang):
     language_id.prepare()
     for text in paragraphs:
         assert language_id.language_prob(text, (lang,)) == langdetect_prob(text, (lang,)), text[:80]
+
+
+def test_many_at_a_time_gives_the_same_numbers():
+    """language_probs (texts detected in blocks) = language_prob of each text, to the bit,
+    whatever the block size; short windows included, where the last bits show."""
+    language_id.prepare()
+    texts = list(TEXTS.values())
+    texts += [TEXTS[name][start:start + 37] for name in ("uk", "ru", "mixed", "vi", "el")
+              for start in range(0, len(TEXTS[name]) - 10, 9)]
+    for codes in (("uk",), ("en",), ("zh-cn", "zh-tw")):
+        want = [language_id.language_prob(t, codes) for t in texts]
+        assert any(p is not None and 0.1 < p < 0.999 for p in want)
+        for batch in (1, 5, 64):
+            assert language_id.language_probs(texts, codes, batch=batch) == want
