@@ -91,3 +91,33 @@ def test_jobs_wait_for_workers_that_join_later():
         with use_scheduler(cluster.scheduler_address) as ex:
             threading.Timer(0.5, cluster.scale, args=(1,)).start()
             assert [r for r, _ in ex.map(square_and_pid, range(4))] == [0, 1, 4, 9]
+
+
+def _worker_settings() -> tuple:
+    import dask
+
+    return (os.environ.get("MALLOC_TRIM_THRESHOLD_"), dask.config.get("distributed.worker.profile.enabled"))
+
+
+def test_a_local_cluster_runs_without_the_memory_trim_and_the_profiler():
+    """`--scheduler local`: its workers keep glibc's own trim threshold (Dask's 64 KiB one made
+    numpy-heavy tasks fault their memory in again and again) and do not sample their tasks."""
+    with use_scheduler("local", 1) as ex:
+        assert [r for r, _ in ex.map(square_and_pid, range(3))] == [0, 1, 4]
+        assert set(ex.client.run(_worker_settings).values()) == {(None, False)}
+
+
+def test_the_shipped_worker_settings_are_the_local_clusters():
+    """scripts/dask-workers.yaml (for workers started by hand) says what CLUSTER_CONFIG does."""
+    from pathlib import Path
+
+    import dask
+    import yaml
+
+    from pipeline.core.dask_executor import CLUSTER_CONFIG
+
+    path = Path(__file__).resolve().parents[3] / "scripts" / "dask-workers.yaml"
+    shipped = yaml.safe_load(path.read_text())
+    with dask.config.set(shipped):
+        for key, value in CLUSTER_CONFIG.items():
+            assert dask.config.get(key) == value, key
