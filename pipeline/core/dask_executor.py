@@ -106,6 +106,10 @@ class DaskExecutor:
 
         if address == "local":
             # Worker processes (spawned, one thread each): the stages' work is pure Python.
+            # A nanny started earlier in this process (Dask's defaults) leaves its 64 KiB trim in
+            # os.environ, which spawned workers would inherit whatever the config says.
+            if os.environ.get("MALLOC_TRIM_THRESHOLD_") == "65536":
+                del os.environ["MALLOC_TRIM_THRESHOLD_"]
             with dask.config.set(CLUSTER_CONFIG):   # the nannies hand it to their workers
                 cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                                        processes=True, host="127.0.0.1", dashboard_address=":0",
