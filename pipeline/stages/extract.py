@@ -33,8 +33,8 @@ pipeline/text/articles.py).
 from __future__ import annotations
 
 import collections
+import json
 import logging
-import pickle
 from pathlib import Path
 
 import click
@@ -116,15 +116,16 @@ def page_tasks(reader: DumpReader, run: StageRun, out: Path, task_bytes: int,
     """The dump's article pages, in dump order, cut into tasks of about `task_bytes` of wikitext
     (one output file each); pages of other namespaces and redirects are counted in `dropped`.
     A task's pages go to a file in the run's work folder (a path, not the text, travels to the
-    worker: on a cluster the text would otherwise pass through the scheduler)."""
+    worker: on a cluster the text would otherwise pass through the scheduler). The file is JSON
+    lines, not a pickle: a worker reading a file on a shared filesystem runs no code from it."""
     batch: list[tuple] = []
     size = index = 0
 
     def task() -> Task:
-        path, spill = task_file(out, index), run.work_dir / f"pages_{index}.pickle"
+        path, spill = task_file(out, index), run.work_dir / f"pages_{index}.jsonl"
         if not run.task_done(str(index)):
-            with atomic_open(spill, "wb") as fh:
-                pickle.dump(batch, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            with atomic_open(spill, "w") as fh:
+                fh.writelines(json.dumps(page, ensure_ascii=False) + "\n" for page in batch)
         return Task(str(index), (path, reader.siteinfo, spill), outputs=(path,))
 
     for page in reader.pages():
@@ -147,8 +148,8 @@ def page_tasks(reader: DumpReader, run: StageRun, out: Path, task_bytes: int,
 def extract_batch(job: tuple) -> dict:
     """One task of a single-stream dump: the pages the reader put in a work file."""
     path, site, spill = job
-    with open(spill, "rb") as fh:
-        pages = pickle.load(fh)
+    with open(spill, encoding="utf-8") as fh:
+        pages = [tuple(json.loads(line)) for line in fh]
     return extract_pages(article_job(path, site, pages))
 
 

@@ -151,6 +151,10 @@ def test_resume_after_a_crash_gives_the_same_bytes(sample_dump, tmp_path, monkey
     assert not (crashed / "manifest.json").exists()
     done = sorted((crashed / ".stage" / "done").iterdir())
     assert len(done) == 2
+    # the page batches waiting for the workers are JSON lines: reading them runs no code
+    spills = sorted((crashed / ".stage" / "work").glob("pages_*"))
+    assert spills and all(p.suffix == ".jsonl" for p in spills)
+    assert all(len(json.loads(line)) == 4 for line in spills[0].read_text(encoding="utf-8").splitlines())
     first = crashed / "AA" / "wiki_00"
     mtime = first.stat().st_mtime_ns
 
