@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-BRACKET_PAIRS = ("()", "[]", "{}", "（）", "「」", "『』", "【】", "«»", "〔〕", "《》", "〈〉")
+BRACKET_PAIRS = ("()", "[]", "{}", "（）", "［］", "「」", "『』", "【】", "«»", "〔〕", "《》", "〈〉")
 SAME_QUOTES = ('"',)
 # A list label ending in ")": up to 3 digits, one letter, or a small Roman numeral, at the start
 # of a word (after a space, an opening bracket or quote, or the line's start).
@@ -75,9 +75,8 @@ def _stray_closer(marks: str) -> bool:
     return False
 
 
-# Directional bracket kinds repair_brackets may fix.
-_REPAIRABLE = {"(": ")", "[": "]", "{": "}", "（": "）", "［": "］", "「": "」", "『": "』", "【": "】",
-               "〔": "〕", "《": "》", "〈": "〉", "«": "»"}
+# The directional bracket kinds (opener -> closer): the ones repair_brackets may fix.
+_REPAIRABLE = dict(BRACKET_PAIRS)
 _REPAIRABLE_CHAR = re.compile("[" + re.escape("".join(_REPAIRABLE) + "".join(_REPAIRABLE.values())) + "]")
 
 
