@@ -5,6 +5,7 @@ dump and on the single-stream form of the same XML. Prints tables.
 Usage:
     .venv/bin/python bench/bench_scale.py                       # quick: uk at 16 and 32 MB of XML
     .venv/bin/python bench/bench_scale.py --only pipeline --sizes 512 1024 2048 --work /tmp/w2b_scale
+    .venv/bin/python bench/bench_scale.py --only pipeline --sizes 1024 2048 --pairs 2 --work /tmp/w2b_scale
     .venv/bin/python bench/bench_scale.py --only extract --sizes 64 --runs 3
     .venv/bin/python bench/bench_scale.py --langs uk vi --executors local dask --workers 2
 
@@ -41,6 +42,47 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 STAGES = ("extract", "format", "split", "filter", "shard", "vocab", "encode 128/20", "encode 512/80")
+
+
+def traced_call(trace: str, func, arg):
+    """A task, timed: the CPU seconds of the thread that ran it, appended to `trace`. A worker
+    process also runs Dask's event loop or the pool's plumbing; this counts the task alone."""
+    import time
+
+    start = time.thread_time()
+    result = func(arg)
+    with open(trace, "a") as fh:   # one short append per task: whole lines, whatever the writer
+        fh.write(f"{time.thread_time() - start:.4f}\n")
+    return result
+
+
+def traced_tasks(trace: str | None) -> list[float]:
+    """The CPU seconds of every task timed so far, in the order they finished."""
+    if not trace or not Path(trace).is_file():
+        return []
+    return [float(x) for x in Path(trace).read_text().split()]
+
+
+class TracedExecutor:
+    """The stage's executor, its jobs wrapped in traced_call (one wrapper per function, so that
+    the Dask executor still ships each function once)."""
+
+    def __init__(self, inner, trace: str):
+        self.inner, self.trace, self.wrapped = inner, trace, {}
+
+    def _wrap(self, func):
+        import functools
+
+        return self.wrapped.setdefault(id(func), (func, functools.partial(traced_call, self.trace, func)))[1]
+
+    def map(self, func, items):
+        return self.inner.map(self._wrap(func), items)
+
+    def run(self, jobs, size_hint=None):
+        from pipeline.core.executor import Ready
+
+        return self.inner.run((job if isinstance(job, Ready) else (self._wrap(job[0]), job[1]) for job in jobs),
+                              size_hint=size_hint)
 
 
 def child(spec: dict) -> None:
@@ -84,28 +126,22 @@ def child(spec: dict) -> None:
             return cpu(resource.RUSAGE_CHILDREN)
         return sum(ex.client.run(cpu, resource.RUSAGE_SELF).values())
 
-    if spec.get("trace"):   # the CPU seconds of every extract task, for the CPU-time model
-        import pipeline.stages.extract as extract_module
+    if spec.get("trace"):   # every task's own CPU seconds, whichever executor runs it
+        from pipeline.core import runner
 
-        def traced(func):
-            def task(job):
-                c = time.process_time()
-                result = func(job)
-                with open(spec["trace"], "a") as fh:
-                    fh.write(f"{time.process_time() - c:.4f}\n")
-                return result
-            return task
-        extract_module.extract_range = traced(extract_module.extract_range)
-        extract_module.extract_batch = traced(extract_module.extract_batch)
+        untraced = runner.make_executor
+        runner.make_executor = lambda workers=None: TracedExecutor(untraced(workers), spec["trace"])
 
     stages = spec["stages"]
-    seconds, summaries, client_cpu, worker_cpu, peak = {}, {}, {}, {}, {}
+    seconds, summaries, client_cpu, worker_cpu, peak, task_cpu = {}, {}, {}, {}, {}, {}
     cluster = use_scheduler("local", w) if spec["executor"] == "dask" else contextlib.nullcontext()
     with cluster as ex:
         download(data_dir=data, lang=lang, dump=spec["dump"])
         for name in stages:
             t, c, k = time.perf_counter(), cpu(resource.RUSAGE_SELF), workers_cpu(ex)
+            done = traced_tasks(spec.get("trace"))
             summaries[name] = calls[name]()
+            task_cpu[name] = traced_tasks(spec.get("trace"))[len(done):]
             seconds[name] = time.perf_counter() - t
             client_cpu[name] = cpu(resource.RUSAGE_SELF) - c
             worker_cpu[name] = workers_cpu(ex) - k
@@ -115,6 +151,8 @@ def child(spec: dict) -> None:
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     result = {
         "seconds": seconds, "client_cpu": client_cpu, "worker_cpu": worker_cpu, "peak_so_far": peak,
+        "task_cpu": {name: sum(t) for name, t in task_cpu.items()},
+        "extract_tasks": task_cpu.get("extract", []),
         "xml_mb": summaries["extract"]["xml_bytes"] / 1e6,
         "documents": summaries["extract"]["documents"],
         "cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
@@ -135,10 +173,8 @@ def measure(spec: dict) -> dict:
     if res.returncode:
         raise SystemExit(f"Error: run {spec} failed:\n{res.stderr[-3000:]}")
     shutil.rmtree(spec["data"], ignore_errors=True)
-    out = json.loads(res.stdout.strip().splitlines()[-1])
-    out["task_cpu"] = [float(x) for x in trace.read_text().split()] if trace.is_file() else []
     trace.unlink(missing_ok=True)
-    return out
+    return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def cpu_model(run: dict, workers: int) -> float:
@@ -151,35 +187,81 @@ def cpu_model(run: dict, workers: int) -> float:
     if workers == 1:
         return client
     free = [0.0] * workers
-    for cpu in run["task_cpu"]:
+    for cpu in run["extract_tasks"]:
         i = free.index(min(free))
         free[i] += cpu
     # the client shares the cores with the workers: never less than all the CPU over the cores
-    return max(client, max(free), (client + sum(run["task_cpu"])) / workers)
+    return max(client, max(free), (client + sum(run["extract_tasks"])) / workers)
 
 
 def pipeline_table(args, work: Path) -> list[dict]:
     from scale_dumps import build
 
-    print(f"\nwhole pipeline, {args.workers} workers (one run each; seconds per stage, XML MB/s per core)")
+    print(f"\nwhole pipeline, {args.workers} workers (one row per run, executors in turns; seconds per "
+          "stage, XML MB/s per core)")
     head = " | ".join(STAGES)
-    print(f"| lang | XML MB | executor | {head} | total s | total MB/s/core | CPU s | peak RSS main MB "
-          "| peak RSS worker MB |")
-    print("|---" * (len(STAGES) + 8) + "|")
+    print(f"| lang | XML MB | executor | {head} | total s | total MB/s/core | CPU s | task CPU s "
+          "| peak RSS main MB | peak RSS worker MB |")
+    print("|---" * (len(STAGES) + 9) + "|")
     runs = []
     for lang in args.langs:
         for mb in args.sizes:
             dump = build(work, lang, mb)
-            for executor in args.executors:
-                r = measure({"data": str(work / "run"), "lang": lang, "workers": args.workers,
-                             "dump": str(dump), "executor": executor, "stages": list(STAGES)})
-                xml, w = r["xml_mb"], args.workers
-                cells = " | ".join(f"{r['seconds'][s]:.1f} ({xml / r['seconds'][s] / w:.1f})" for s in STAGES)
-                total = sum(r["seconds"].values())
-                print(f"| {lang} | {xml:.0f} | {executor} | {cells} | {total:.0f} | {xml / total / w:.2f} "
-                      f"| {r['cpu']:.0f} | {r['rss_main']:.0f} | {r['rss_worker']:.0f} |", flush=True)
-                runs.append({**r, "lang": lang, "executor": executor})
+            for turn in range(args.pairs):
+                # turns alternate which executor goes first: no executor always meets the same part
+                # of the machine's drift
+                for executor in (args.executors if turn % 2 == 0 else args.executors[::-1]):
+                    r = measure({"data": str(work / "run"), "lang": lang, "workers": args.workers,
+                                 "dump": str(dump), "executor": executor, "stages": list(STAGES)})
+                    xml, w = r["xml_mb"], args.workers
+                    cells = " | ".join(f"{r['seconds'][s]:.1f} ({xml / r['seconds'][s] / w:.1f})" for s in STAGES)
+                    total = sum(r["seconds"].values())
+                    print(f"| {lang} | {xml:.0f} | {executor} | {cells} | {total:.0f} | {xml / total / w:.2f} "
+                          f"| {r['cpu']:.0f} | {sum(r['task_cpu'].values()):.0f} | {r['rss_main']:.0f} "
+                          f"| {r['rss_worker']:.0f} |", flush=True)
+                    runs.append({**r, "lang": lang, "executor": executor, "mb": mb, "turn": turn})
     return runs
+
+
+def overhead(dask: dict, local: dict, stages=STAGES) -> dict:
+    """Dask against the local pool in one pair of runs, over `stages`: raw ratios, and the same
+    per second of task CPU. The tasks are the same work on both executors, so their CPU seconds
+    measure how fast the machine was during each run; on this shared VM that drifts by tens of
+    percent within minutes (the same extract: 187 to 222 task CPU-s), which raw ratios mistake for
+    the executor's cost. Dividing by it leaves what the executor adds: its scheduler and event
+    loops, and cores left idle between tasks."""
+    def total(run, key):
+        return sum(run[key][s] for s in stages)
+
+    speed = total(dask, "task_cpu") / total(local, "task_cpu")
+    wall = total(dask, "seconds") / total(local, "seconds")
+    cpu = ((total(dask, "client_cpu") + total(dask, "worker_cpu"))
+           / (total(local, "client_cpu") + total(local, "worker_cpu")))
+    return {"speed": speed, "wall": wall, "cpu": cpu, "wall_per_task": wall / speed, "cpu_per_task": cpu / speed}
+
+
+def overhead_table(runs: list[dict]) -> None:
+    """Dask's cost over the local pool, per pair of runs and per stage (median over pairs)."""
+    pairs = [(d, l) for d in runs if d["executor"] == "dask"
+             for l in runs if l["executor"] == "local" and (l["lang"], l["mb"], l["turn"]) == (d["lang"], d["mb"], d["turn"])]
+    if not pairs:
+        return
+    print("\nDask against the local pool (dask / local - 1, in %): raw, and per second of task CPU "
+          "(see overhead(): the machine's drift factored out)")
+    print("| lang | XML MB | pair | task CPU | wall | CPU | wall per task CPU | CPU per task CPU |")
+    print("|---|---|---|---|---|---|---|---|")
+    for d, l in pairs:
+        o = overhead(d, l)
+        print(f"| {d['lang']} | {d['xml_mb']:.0f} | {d['turn'] + 1} | " + " | ".join(
+            f"{(o[k] - 1) * 100:+.0f}" for k in ("speed", "wall", "cpu", "wall_per_task", "cpu_per_task")) + " |")
+    print("\nper stage, wall per second of task CPU (median over pairs; vocab and shard are mostly the "
+          "client's own work, which the tasks' speed only approximates)")
+    print("| lang | XML MB | " + " | ".join(STAGES) + " |")
+    print("|---|---|" + "---|" * len(STAGES))
+    for key in sorted({(d["lang"], d["mb"]) for d, _ in pairs}):
+        group = [(d, l) for d, l in pairs if (d["lang"], d["mb"]) == key]
+        cells = [statistics.median(overhead(d, l, (s,))["wall_per_task"] for d, l in group) for s in STAGES]
+        print(f"| {key[0]} | {group[0][0]['xml_mb']:.0f} | " + " | ".join(f"{(c - 1) * 100:+.0f}" for c in cells) + " |")
 
 
 def projection_table(runs: list[dict], workers: int) -> None:
@@ -247,6 +329,7 @@ def main() -> None:
     ap.add_argument("--langs", nargs="+", default=["uk"], choices=["uk", "vi"])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--executors", nargs="+", default=["local", "dask"], choices=["local", "dask"])
+    ap.add_argument("--pairs", type=int, default=1, help="runs of each executor per dump, in turns")
     ap.add_argument("--only", choices=["pipeline", "extract"], default=None)
     ap.add_argument("--runs", type=int, default=3, help="runs of each extract measurement")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "wiki2bert_bench_scale",
@@ -262,7 +345,9 @@ def main() -> None:
         print(f"skipped: {SHARED} is not present")
         return
     if args.only in (None, "pipeline"):
-        projection_table(pipeline_table(args, args.work), args.workers)
+        runs = pipeline_table(args, args.work)
+        overhead_table(runs)
+        projection_table(runs, args.workers)
     if args.only in (None, "extract"):
         extract_table(args, args.work)
 
