@@ -18,8 +18,11 @@ seconds, XML MB/s per core (XML MB / seconds / workers, the same XML for every s
 the rows add up), and for the run the CPU seconds of all its processes (the Dask workers' are
 counted when the cluster closes) and the peak RSS of the main process and of the largest
 worker (getrusage: RUSAGE_SELF, RUSAGE_CHILDREN; a LocalCluster's scheduler lives in the main
-process). Every run's figures, with the CPU seconds and peak RSS after each stage, are also
-appended to WORK/results.jsonl. Extract: medians over --runs of wall and CPU seconds;
+process), and the task CPU seconds: what the tasks themselves took, each timed in the thread
+that ran it (TracedExecutor), whichever executor. --pairs N runs each executor N times per dump,
+taking turns at going first; then a table compares Dask with the local pool pair by pair, raw
+and per second of task CPU (overhead() says why), and stage by stage. Every run's figures, with
+the CPU seconds and peak RSS after each stage, are also appended to WORK/results.jsonl. Extract: medians over --runs of wall and CPU seconds;
 speed-up = seconds with 1 worker / seconds with 2; the CPU-time model (cpu_model) gives the
 seconds on free cores, which the wall clock of a shared machine does not. Extract alone runs on
 the first of --sizes. After the pipeline table: the projection for a full huwiki and enwiki on

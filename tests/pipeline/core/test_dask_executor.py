@@ -37,7 +37,7 @@ def test_a_stream_is_consumed_a_bounded_number_ahead(dask_cluster):
     with use_scheduler(dask_cluster.scheduler_address) as ex:
         results = ex.run(jobs())
         next(results)
-        assert len(pulled) <= 2 * ex.threads() + 2
+        assert len(pulled) <= 4 * ex.threads() + 2
         assert len(list(results)) == 39
 
 
@@ -47,6 +47,17 @@ def test_ready_jobs_pass_through_and_errors_reach_the_caller(dask_cluster):
         assert out[0][0] == 4 and out[1] == "done" and out[2][0] == 9
         with pytest.raises(ValueError, match="bad item 3"):
             list(ex.map(fails_on_three, range(6)))
+
+
+def test_a_failed_job_in_a_batch_comes_after_the_results_before_it(dask_cluster):
+    """Results are fetched several at a time; a failure still surfaces at its own place."""
+    got = []
+    with use_scheduler(dask_cluster.scheduler_address) as ex:
+        assert ex._limit() // 2 > 1   # the failing job shares its batch with others
+        with pytest.raises(ValueError, match="bad item 3"):
+            for result in ex.map(fails_on_three, range(12)):
+                got.append(result)
+    assert got == [fails_on_three(i) for i in range(3)]
 
 
 def _free_port() -> int:
