@@ -14,19 +14,19 @@ Dumps: bench/scale_dumps.py (the real uk/vi pages repeated with new ids and titl
 repeat each other), shard, vocab (32k), encode 128/20 and 512/80, in one fresh process per run
 (`--executors dask`: inside `use_scheduler("local", workers)`, so a LocalCluster of --workers
 processes, started once for all the stages and counted in no stage). Reported per stage: wall
-seconds, XML MB/s per core (XML MB / seconds / workers, the same XML for every stage so that
-the rows add up), and for the run the CPU seconds of all its processes (the Dask workers' are
-counted when the cluster closes) and the peak RSS of the main process and of the largest
-worker (getrusage: RUSAGE_SELF, RUSAGE_CHILDREN; a LocalCluster's scheduler lives in the main
-process), and the task CPU seconds: what the tasks themselves took, each timed in the thread
-that ran it (TracedExecutor), whichever executor. --pairs N runs each executor N times per dump,
-taking turns at going first; then a table compares Dask with the local pool pair by pair, raw
-and per second of task CPU (overhead() says why), and stage by stage. Every run's figures, with
-the CPU seconds and peak RSS after each stage, are also appended to WORK/results.jsonl. Extract: medians over --runs of wall and CPU seconds;
-speed-up = seconds with 1 worker / seconds with 2; the CPU-time model (cpu_model) gives the
-seconds on free cores, which the wall clock of a shared machine does not. Extract alone runs on
-the first of --sizes. After the pipeline table: the projection for a full huwiki and enwiki on
-2, 16 and 64 cores (projection_table says how).
+seconds, XML MB/s per core (XML MB / seconds / workers, the same XML for every stage so that the
+rows add up), and for the run the CPU seconds of all its processes (the Dask workers' are
+counted when the cluster closes) and the peak RSS of the main process and of the largest worker
+(getrusage: RUSAGE_SELF, RUSAGE_CHILDREN; a LocalCluster's scheduler lives in the main process),
+and the task CPU seconds: what the tasks themselves took, each timed in the thread that ran it
+(TracedExecutor), whichever executor. --pairs N runs each executor N times per dump, taking
+turns at going first; then a table compares Dask with the local pool pair by pair, raw and per
+second of task CPU (overhead() says why), and stage by stage. Every run's figures, with the CPU
+seconds and peak RSS after each stage, are also appended to WORK/results.jsonl. Extract: medians
+over --runs of wall and CPU seconds; speed-up = seconds with 1 worker / seconds with 2; the
+CPU-time model (cpu_model) gives the seconds on free cores, which the wall clock of a shared machine
+does not. Extract alone runs on the first of --sizes. After the pipeline table: the projection
+for a full huwiki and enwiki on 2, 16 and 64 cores (projection_table says how).
 Skips (with a message) when ../shared/data is absent.
 """
 from __future__ import annotations
@@ -142,9 +142,9 @@ def child(spec: dict) -> None:
         download(data_dir=data, lang=lang, dump=spec["dump"])
         for name in stages:
             t, c, k = time.perf_counter(), cpu(resource.RUSAGE_SELF), workers_cpu(ex)
-            done = traced_tasks(spec.get("trace"))
+            earlier = len(traced_tasks(spec.get("trace")))
             summaries[name] = calls[name]()
-            task_cpu[name] = traced_tasks(spec.get("trace"))[len(done):]
+            task_cpu[name] = traced_tasks(spec.get("trace"))[earlier:]
             seconds[name] = time.perf_counter() - t
             client_cpu[name] = cpu(resource.RUSAGE_SELF) - c
             worker_cpu[name] = workers_cpu(ex) - k
@@ -245,8 +245,11 @@ def overhead(dask: dict, local: dict, stages=STAGES) -> dict:
 
 def overhead_table(runs: list[dict]) -> None:
     """Dask's cost over the local pool, per pair of runs and per stage (median over pairs)."""
+    def pair_key(run):
+        return run["lang"], run["mb"], run["turn"]
+
     pairs = [(d, l) for d in runs if d["executor"] == "dask"
-             for l in runs if l["executor"] == "local" and (l["lang"], l["mb"], l["turn"]) == (d["lang"], d["mb"], d["turn"])]
+             for l in runs if l["executor"] == "local" and pair_key(l) == pair_key(d)]
     if not pairs:
         return
     print("\nDask against the local pool (dask / local - 1, in %): raw, and per second of task CPU "

@@ -206,7 +206,7 @@ class DaskExecutor:
                        if todo else ())
         return [job if isinstance(job, Ready) else next(futures) for job in batch]
 
-    def _gather(self, futures: list) -> list:
+    def _gather(self, futures: list) -> Iterable:
         """Their results, fetched together. When one failed: the results before it, then its
         error, as if they had been fetched one by one."""
         try:
