@@ -18,17 +18,23 @@ each one change alone:
     ours+compile         --torch_compile: each encoder layer through torch.compile
     ours+compile+unpad   both
     ours-pin             batches in pageable memory, blocking copies (what pinning saves)
+    ...+staged           the same batches put on the GPU beforehand: no loader (what the
+                         loader costs, the issue's "GPU waiting for data", is the difference)
     hf                   transformers' BertForPreTraining, attn_implementation="sdpa", eager
     hf+compile           the same, each encoder layer compiled as ours is
-Every variant runs the trainer's step (trainer/training.py): autocast, loss scaling in fp16,
-clip_grad_norm_(1.0), LAMB, one host sync per step, on batches from the trainer's loader
-(trainer/data.py) over the real shards, the batch size the same for ours and HF's. HF gets its
-labels as the [B, L] tensor with -100 that its API takes, built in the loader's time.
+Every variant runs the trainer's step (trainer/training.py): --accum micro-batches (autocast,
+loss scaling in fp16, backward), then clip_grad_norm_(1.0), LAMB and one host sync, on batches
+from the trainer's loader (trainer/data.py) over the real shards, the batch size the same for
+ours and HF's. The recipes accumulate 128-512 micro-batches per step (trainer/configs/phase*),
+so the optimizer's share of their time is under 1%; the default 16 keeps it near 1.5% in a
+short run (--accum 1 shows the optimizer's full cost). HF gets its labels as the [B, L] tensor
+with -100 that its API takes, built in the loader's time.
 
-Per setting, medians over --runs runs of --steps steps (after --warmup steps, which pay the
-compilation): samples/s; real (non-padding) tokens/s; MFU; peak GPU memory; data: the share
-of step time spent fetching the next batch and copying it to the GPU, while the GPU has no
-work (each step ends with a host sync, as the trainer's); opt ms: clipping + optimizer step.
+Per setting, medians over --runs runs of --steps optimizer steps (after --warmup steps, which
+pay the compilation): samples/s; real (non-padding) tokens/s; MFU; peak GPU memory; data: the
+host's share of the time spent fetching batches and queueing their copies (the GPU is still
+busy with the previous micro-batch then, except at the step's first); opt ms: clipping +
+optimizer step, CUDA events.
 
 MFU = model FLOPs per second / peak (--peak-tflops, default 989: the H100 SXM's dense bf16 and
 fp16 specification; a plain 8192^3 bf16 matmul is measured first and printed for scale, about
@@ -45,13 +51,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import gc
+import itertools
 import statistics
 import subprocess
 import sys
 import time
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,37 +67,19 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
+from bench.gpu_tables import HEADER, Result, Setting, row, summary  # noqa: E402
 from trainer.data import ShardedTrainData, find_shards  # noqa: E402
 from trainer.flops import train_flops  # noqa: E402
 from trainer.model import BertConfig, BertForPreTraining  # noqa: E402
 from trainer.optim import build_optimizer  # noqa: E402
+from trainer.unpad import unpad_extras  # noqa: E402
 
 PHASES = {1: (128, 20), 2: (512, 80)}
 BATCH = {("base", 1): 256, ("large", 1): 128, ("base", 2): 64, ("large", 2): 32,
          ("tiny", 1): 8, ("tiny", 2): 2}
-VARIANTS = ("ours", "ours+unpad", "ours+compile", "ours+compile+unpad", "ours-pin", "hf",
-            "hf+compile")
+VARIANTS = ("ours", "ours+unpad", "ours+compile", "ours+compile+unpad", "ours-pin", "ours+staged",
+            "ours+compile+unpad+staged", "hf", "hf+compile")
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": None}
-
-
-@dataclass(frozen=True)
-class Setting:
-    model: str
-    phase: int
-    precision: str
-    variant: str
-    batch: int
-
-
-@dataclass
-class Result:
-    samples_s: float
-    tokens_s: float
-    tflops: float
-    padding: float
-    data_share: float
-    opt_ms: float
-    peak_gib: float | None
 
 
 def shards_for(data: Path, phase: int):
@@ -169,21 +159,45 @@ def measure(s: Setting, config: BertConfig, args, device) -> Result:
     scaler = torch.amp.GradScaler("cuda", enabled=s.precision == "fp16")
     dtype = DTYPES[s.precision]
     pin = device.type == "cuda" and s.variant != "ours-pin"
-    data = ShardedTrainData(shards_for(args.data, s.phase), s.batch, seed=0, rank=0,
-                            world_size=1, vocab_size=config.vocab_size, pin_memory=pin)
+    # as the trainer does it: with unpadding the loader finds the real tokens on the host
+    extras = functools.partial(unpad_extras, pin=pin) if "unpad" in s.variant else None
+    data = ShardedTrainData(shards_for(args.data, s.phase), s.batch, seed=0, rank=0, world_size=1,
+                            vocab_size=config.vocab_size, pin_memory=pin, extras=extras)
     to_inputs = hf_batch if s.variant.startswith("hf") else (lambda b: b)
     clock = Clock(device)
     it = iter(data)
+    if "staged" in s.variant:  # the same batches, already on the GPU: no loader at all
+        staged = [next(it) for _ in range(2 * args.accum)]
+        staged = [(b, {k: v.to(device) for k, v in to_inputs(b).items()}) for b in staged]
+        clock.sync()
+        it = itertools.cycle(staged)
+    ctx = torch.autocast(device.type, dtype=dtype) if dtype else contextlib.nullcontext()
+
+    def fetch():
+        t0 = time.perf_counter()
+        if "staged" in s.variant:
+            batch, inputs = next(it)
+        else:
+            batch = next(it)
+            inputs = {k: v.to(device, non_blocking=pin) for k, v in to_inputs(batch).items()}
+        return batch, inputs, time.perf_counter() - t0
 
     def step():
-        t0 = time.perf_counter()
-        batch = next(it)
-        inputs = {k: v.to(device, non_blocking=pin) for k, v in to_inputs(batch).items()}
-        t1 = time.perf_counter()
-        ctx = torch.autocast(device.type, dtype=dtype) if dtype else contextlib.nullcontext()
-        with ctx:
-            loss = model(**inputs).loss
-        scaler.scale(loss).backward()
+        """One optimizer step over args.accum micro-batches, as trainer/training.py runs it:
+        the next micro-batch is fetched while the GPU runs this one's forward."""
+        tokens, flops = 0, 0.0
+        batch, inputs, fetch_s = fetch()
+        for i in range(args.accum):
+            with ctx:
+                loss = model(**inputs).loss
+            this = batch
+            if i + 1 < args.accum:
+                batch, inputs, seconds = fetch()
+                fetch_s += seconds
+            scaler.scale(loss / args.accum).backward()
+            lengths = this["input_mask"].sum(1)
+            tokens += int(lengths.sum())
+            flops += train_flops(config, lengths, int((this["masked_lm_labels"] >= 0).sum())).total
         o0 = clock.mark()
         scaler.unscale_(opt)
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -192,9 +206,7 @@ def measure(s: Setting, config: BertConfig, args, device) -> Result:
         opt.zero_grad(set_to_none=True)
         o1 = clock.mark()
         loss.item()                                  # the trainer's one sync per step
-        lengths = batch["input_mask"].sum(1)
-        flops = train_flops(config, lengths, int((batch["masked_lm_labels"] >= 0).sum()))
-        return t1 - t0, (o0, o1), int(lengths.sum()), flops.total
+        return fetch_s, (o0, o1), tokens, flops
 
     try:
         for _ in range(args.warmup):
@@ -210,15 +222,24 @@ def measure(s: Setting, config: BertConfig, args, device) -> Result:
             seconds = time.perf_counter() - t0
             tokens = sum(x[2] for x in steps)
             runs.append(dict(
-                samples_s=args.steps * s.batch / seconds, tokens_s=tokens / seconds,
+                samples_s=args.steps * args.accum * s.batch / seconds, tokens_s=tokens / seconds,
                 tflops=sum(x[3] for x in steps) / seconds / 1e12,
-                padding=1 - tokens / (args.steps * s.batch * PHASES[s.phase][0]),
+                padding=1 - tokens / (args.steps * args.accum * s.batch * PHASES[s.phase][0]),
                 data_share=sum(x[0] for x in steps) / seconds,
                 opt_ms=statistics.median(clock.elapsed_ms(*x[1]) for x in steps)))
         peak = torch.cuda.max_memory_allocated() / 2**30 if device.type == "cuda" else None
+        report = None
+        if args.profile and device.type == "cuda" and s.variant in (args.profile_variants or [s.variant]):
+            from bench.gpu_profile import profile_steps
+
+            try:
+                report = profile_steps(step, steps=1)
+            except Exception:  # the profile is extra: the setting's figures stay
+                traceback.print_exc()
     finally:
         data.close()
-    return Result(**{k: statistics.median(r[k] for r in runs) for k in runs[0]}, peak_gib=peak)
+    return Result(**{k: statistics.median(r[k] for r in runs) for k in runs[0]}, peak_gib=peak,
+                  profile=report)
 
 
 def matmul_tflops(device) -> float | None:
@@ -253,20 +274,6 @@ def machine(device) -> str:
             f"{versions}")
 
 
-def row(s: Setting, r: Result | None, peak_tflops: float | None, note: str = "") -> str:
-    head = f"| {s.model} | {s.phase} | {s.precision} | {s.variant} | {s.batch} |"
-    if r is None:
-        return head + f" {note} |" + " |" * 7
-    mfu = f"{100 * r.tflops / peak_tflops:.1f}%" if peak_tflops else "n/a"
-    peak = f"{r.peak_gib:.1f}" if r.peak_gib is not None else "n/a"
-    return (head + f" {r.samples_s:,.1f} | {r.tokens_s:,.0f} | {r.tflops:.3g} | {mfu} | "
-            f"{100 * r.padding:.1f}% | {peak} | {100 * r.data_share:.2f}% | {r.opt_ms:.2f} |")
-
-
-HEADER = ("| model | phase | precision | variant | batch | samples/s | real tokens/s | model "
-          "TFLOP/s | MFU | padding | peak GiB | data | opt ms |\n" + "|---" * 13 + "|")
-
-
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT / "data" / "gpu_bench" / "uk",
@@ -279,14 +286,21 @@ def parse_args(argv=None):
     ap.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
     ap.add_argument("--batch", type=int, default=None, help="per step, every setting "
                     "(default: base 256 / large 128 at seq 128, 64 / 32 at seq 512)")
+    ap.add_argument("--accum", type=int, default=16, help="micro-batches per optimizer step "
+                    "(the recipes' gradient accumulation: 128-512 in trainer/configs/phase*)")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--steps", type=int, default=10, help="timed steps per run")
-    ap.add_argument("--warmup", type=int, default=3, help="untimed steps first (compilation)")
+    ap.add_argument("--steps", type=int, default=1, help="timed optimizer steps per run")
+    ap.add_argument("--warmup", type=int, default=1, help="untimed optimizer steps first (compilation)")
     ap.add_argument("--peak-tflops", type=float, default=None,
                     help="for MFU (default: 989 on CUDA, the H100's dense bf16; none on CPU)")
     ap.add_argument("--budget-min", type=float, default=None,
                     help="start no new setting after this many minutes (the rest are listed)")
     ap.add_argument("--out", type=Path, default=None, help="also write the tables here (markdown)")
+    ap.add_argument("--profile", type=Path, default=None, metavar="DIR",
+                    help="CUDA: profile 3 more steps of each setting; kernel time by kind in "
+                         "the table, top kernels in DIR/<setting>.md (bench/gpu_profile.py)")
+    ap.add_argument("--profile-variants", nargs="+", choices=VARIANTS, default=None,
+                    help="with --profile: only these variants (default: all)")
     return ap.parse_args(argv)
 
 
@@ -300,31 +314,6 @@ def settings(args, models) -> list[Setting]:
                     out.append(Setting(model, phase, precision, variant,
                                        args.batch or BATCH[(model, phase)]))
     return out
-
-
-def summary(results: dict, peak_tflops: float | None) -> list[str]:
-    """Ours (best variant) against HF (best of eager and compiled), per model/phase/precision."""
-    lines = ["| model | phase | precision | ours best | samples/s | MFU | data | HF best | "
-             "samples/s | ours / HF |", "|---" * 10 + "|"]
-    groups = {}
-    for s, r in results.items():
-        groups.setdefault((s.model, s.phase, s.precision), []).append((s, r))
-    for (model, phase, precision), items in groups.items():
-        ours = [(s, r) for s, r in items if s.variant.startswith("ours") and r]
-        hf = [(s, r) for s, r in items if s.variant.startswith("hf") and r]
-        if not ours:
-            continue
-        so, ro = max(ours, key=lambda x: x[1].samples_s)
-        mfu = f"{100 * ro.tflops / peak_tflops:.1f}%" if peak_tflops else "n/a"
-        line = (f"| {model} | {phase} | {precision} | {so.variant} | {ro.samples_s:,.1f} | {mfu} | "
-                f"{100 * ro.data_share:.2f}% |")
-        if hf:
-            sh, rh = max(hf, key=lambda x: x[1].samples_s)
-            line += f" {sh.variant} | {rh.samples_s:,.1f} | {ro.samples_s / rh.samples_s:.2f}x |"
-        else:
-            line += " n/a | | |"
-        lines.append(line)
-    return lines
 
 
 def main(argv=None) -> int:
@@ -354,11 +343,11 @@ def main(argv=None) -> int:
     mm = matmul_tflops(device)
     out(f"- a plain 8192^3 bf16 matmul: {mm:.0f} TFLOP/s" if mm else "- matmul probe: n/a (CPU)")
     out(f"- MFU against {peak_tflops:g} TFLOP/s" if peak_tflops else "- MFU: n/a (no --peak-tflops)")
-    out(f"- data: {args.data}; median of {args.runs} runs x {args.steps} steps after "
-        f"{args.warmup} warm-up steps")
+    out(f"- data: {args.data}; median of {args.runs} runs x {args.steps} optimizer steps of "
+        f"{args.accum} micro-batches after {args.warmup} warm-up step(s)")
     out()
     out(HEADER)
-    started, results = time.perf_counter(), {}
+    started, results, profiles = time.perf_counter(), {}, []
     for s in settings(args, models):
         if args.budget_min is not None and time.perf_counter() - started > 60 * args.budget_min:
             out(row(s, None, peak_tflops, "not run (--budget-min)"))
@@ -366,6 +355,16 @@ def main(argv=None) -> int:
         try:
             results[s] = measure(s, configs[s.model], args, device)
             out(row(s, results[s], peak_tflops))
+            if results[s].profile is not None:
+                report = results[s].profile
+                name = f"{s.model}_p{s.phase}_{s.precision}_{s.variant.replace('+', '_')}.md"
+                args.profile.mkdir(parents=True, exist_ok=True)
+                (args.profile / name).write_text(report.table(), encoding="utf-8")
+                step_ms = 1e3 * s.batch * args.accum / results[s].samples_s  # one optimizer step
+                profiles.append(f"- {name[:-3]}: kernels {report.busy_ms:.1f} of {step_ms:.1f} ms "
+                                f"per unprofiled step (GPU idle "
+                                f"{100 * max(0, 1 - report.busy_ms / step_ms):.1f}%); under the "
+                                f"profiler {report.summary()}")
         except torch.OutOfMemoryError:
             results[s] = None
             out(row(s, None, peak_tflops, "out of memory"))
@@ -379,6 +378,10 @@ def main(argv=None) -> int:
         if device.type == "cuda":
             torch.cuda.empty_cache()
     out()
+    for line in profiles:
+        out(line)
+    if profiles:
+        out()
     for line in summary(results, peak_tflops):
         out(line)
     if record:

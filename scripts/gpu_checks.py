@@ -37,7 +37,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run by path: import the product
     sys.path.insert(0, str(ROOT))
 
-VARIANT_FLAGS = {"plain": [], "compile": ["--torch_compile"], "unpad": ["--unpad"],
+# explicit both ways: left out, both are on for CUDA in bf16 (trainer/speed.py)
+VARIANT_FLAGS = {"plain": ["--no-torch_compile", "--no-unpad"],
+                 "compile": ["--torch_compile", "--no-unpad"],
+                 "unpad": ["--no-torch_compile", "--unpad"],
                  "compile+unpad": ["--torch_compile", "--unpad"]}
 
 

@@ -57,11 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default=None,
                    help="default: bf16 on CUDA, fp32 on CPU")
     g.add_argument("--seed", type=int, default=42)
-    g = p.add_argument_group("speed (off by default: not yet measured on a GPU, bench/bench_gpu.py)")
-    g.add_argument("--torch_compile", action="store_true",
+    g = p.add_argument_group("speed (default: on for CUDA in bf16 without DeepSpeed, where "
+                             "measured faster; off elsewhere: trainer/speed.py)")
+    g.add_argument("--torch_compile", action=argparse.BooleanOptionalAction, default=None,
                    help="torch.compile each encoder layer (the first steps pay the compile)")
-    g.add_argument("--unpad", action="store_true", help="drop the padding tokens before the "
-                   "encoder and restore them after (flash varlen attention on CUDA)")
+    g.add_argument("--unpad", action=argparse.BooleanOptionalAction, default=None,
+                   help="drop the padding tokens before the encoder and restore them after "
+                        "(flash varlen attention on CUDA)")
     g = p.add_argument_group("run")
     g.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when present")
     g.add_argument("--log_every", type=int, default=10)

@@ -23,7 +23,7 @@ import threading
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -163,14 +163,15 @@ class EpochOrder:
         return out
 
 
-_LIVE: "weakref.WeakSet[_Prefetcher]" = weakref.WeakSet()
+_LIVE: "weakref.WeakSet[_Prefetcher | _Batches]" = weakref.WeakSet()
 
 
 @atexit.register
 def _close_all() -> None:
     # A daemon thread frozen at exit inside h5py would hold h5py's lock and hang h5py's own
     # atexit clean-up, so stop the threads first (atexit runs this before h5py's handler).
-    for p in list(_LIVE):
+    # batch threads first: each closes its own piece prefetcher, which it may be waiting on
+    for p in sorted(list(_LIVE), key=lambda x: not isinstance(x, _Batches)):
         p.close()
 
 
@@ -209,11 +210,59 @@ class _Prefetcher:
             self._thread.join()
 
 
+class _Batches:
+    """Runs a batch generator in a background thread, `depth` finished batches ahead: the
+    consumer's next() is a queue get, so assembling and pinning stay off the training thread."""
+
+    def __init__(self, batches: Iterator[dict], depth: int):
+        _LIVE.add(self)
+        self._batches = batches
+        self._queue: queue.Queue = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="batch-assembly", daemon=True)
+        self._thread.start()
+
+    def _put(self, item) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _run(self):
+        try:
+            for batch in self._batches:
+                if not self._put((batch, None)):
+                    break
+        except BaseException as exc:  # handed to the consumer, raised there
+            self._put((None, exc))
+        finally:
+            self._batches.close()  # the generator closes its piece prefetcher, in this thread
+
+    def next(self) -> dict:
+        batch, exc = self._queue.get()
+        if exc is not None:
+            raise exc
+        return batch
+
+    def close(self):
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()
+
+
 class ShardedTrainData:
-    """Endless micro-batches of this rank's block of each epoch; see the module docstring."""
+    """Endless micro-batches of this rank's block of each epoch; see the module docstring.
+
+    Batches are assembled (and pinned, with `pin_memory`) in a background thread, `depth`
+    ahead; `extras(batch)` adds model-specific host-side entries there too (the trainer's
+    --unpad: where the real tokens are)."""
 
     def __init__(self, shards: Sequence[ShardInfo], batch_size: int, seed: int, rank: int,
-                 world_size: int, vocab_size: int | None = None, pin_memory: bool = False):
+                 world_size: int, vocab_size: int | None = None, pin_memory: bool = False,
+                 extras: Callable[[dict], dict] | None = None, depth: int = 4):
         if batch_size < 1:
             raise DataError(f"batch size must be >= 1, got {batch_size}")
         self.shards = list(shards)
@@ -222,8 +271,10 @@ class ShardedTrainData:
         self.vocab_size = vocab_size
         self.pin_memory = pin_memory  # batches in page-locked memory (for a CUDA device)
         self.order = EpochOrder([s.num_samples for s in self.shards], seed, world_size)
-        self.samples_consumed = 0  # by this rank, over all epochs
-        self._prefetch: _Prefetcher | None = None
+        self.extras = extras
+        self.depth = int(depth)
+        self.samples_consumed = 0  # by this rank, over all epochs (batches handed out)
+        self._batches: _Batches | None = None
 
     # -- position ------------------------------------------------------------------------
     @property
@@ -286,33 +337,46 @@ class ShardedTrainData:
                                 "the vocab.txt the data was encoded with")
         return arrays
 
+    def _assemble(self, consumed: int) -> Iterator[dict]:
+        """The batches from position `consumed` on (runs in the _Batches thread)."""
+        prefetch = _Prefetcher(self._load, self._pieces_from(consumed))
+        try:
+            cur, off = None, 0
+            while True:
+                parts, need = [], self.batch_size
+                while need:
+                    if cur is None or off == len(cur["input_ids"]):
+                        # Drop the used-up piece before the following one starts loading (copy
+                        # this batch's rows out of it): two pieces in memory, not three.
+                        parts = [{k: v.copy() for k, v in part.items()} for part in parts]
+                        cur = None
+                        _, cur = prefetch.next()
+                        off = 0
+                    take = min(need, len(cur["input_ids"]) - off)
+                    parts.append({k: v[off:off + take] for k, v in cur.items()})
+                    off += take
+                    need -= take
+                rows = parts[0] if len(parts) == 1 else {
+                    k: np.concatenate([p[k] for p in parts]) for k in DATASETS}
+                batch = to_batch(rows, self.pin_memory)
+                if self.extras is not None:
+                    batch.update(self.extras(batch))
+                yield batch
+        finally:
+            prefetch.close()
+
     def __iter__(self) -> Iterator[dict]:
         self.close()
-        self._prefetch = _Prefetcher(self._load, self._pieces_from(self.samples_consumed))
-        cur, off = None, 0
+        self._batches = _Batches(self._assemble(self.samples_consumed), self.depth)
         while True:
-            parts, need = [], self.batch_size
-            while need:
-                if cur is None or off == len(cur["input_ids"]):
-                    # Drop the used-up piece before the following one starts loading (copy
-                    # this batch's rows out of it): two pieces in memory, not three.
-                    parts = [{k: v.copy() for k, v in part.items()} for part in parts]
-                    cur = None
-                    _, cur = self._prefetch.next()
-                    off = 0
-                take = min(need, len(cur["input_ids"]) - off)
-                parts.append({k: v[off:off + take] for k, v in cur.items()})
-                off += take
-                need -= take
-            rows = parts[0] if len(parts) == 1 else {
-                k: np.concatenate([p[k] for p in parts]) for k in DATASETS}
+            batch = self._batches.next()
             self.samples_consumed += self.batch_size
-            yield to_batch(rows, self.pin_memory)
+            yield batch
 
     def close(self) -> None:
-        if getattr(self, "_prefetch", None) is not None:
-            self._prefetch.close()
-            self._prefetch = None
+        if getattr(self, "_batches", None) is not None:
+            self._batches.close()
+            self._batches = None
 
     def __del__(self):
         self.close()

@@ -118,14 +118,33 @@ class BertConfig:
         return asdict(self)
 
 
+IGNORE = -100  # the label of a padding slot of masked_lm_positions, after the model's reading
+
+
 @dataclass
 class PretrainingOutput:
     loss: torch.Tensor | None          # mlm_loss + nsp_loss (those whose labels were given)
     mlm_loss: torch.Tensor | None
     nsp_loss: torch.Tensor | None
-    mlm_logits: torch.Tensor           # [M, V] at real masked slots; [B*P, V] without labels
-    mlm_labels: torch.Tensor | None    # [M]
+    slot_logits: torch.Tensor          # [B*P, V]: every slot of masked_lm_positions
+    slot_labels: torch.Tensor | None   # [B*P]: IGNORE at the padding slots
     nsp_logits: torch.Tensor           # [B, 2]
+
+    # Selecting the real slots by a mask makes the host wait for the GPU, so it happens only
+    # when these are read (evaluation, tests), never in a training step.
+    @property
+    def mlm_logits(self) -> torch.Tensor:
+        """[M, V] at the real masked slots ([B*P, V] when no labels were given)."""
+        if self.slot_labels is None:
+            return self.slot_logits
+        return self.slot_logits[self.slot_labels != IGNORE]
+
+    @property
+    def mlm_labels(self) -> torch.Tensor | None:
+        """[M] the original ids at the real masked slots."""
+        if self.slot_labels is None:
+            return None
+        return self.slot_labels[self.slot_labels != IGNORE]
 
 
 class BertEmbeddings(nn.Module):
@@ -263,9 +282,11 @@ class BertModel(nn.Module):
         self.pooler = BertPooler(c)
         self.unpad = unpad
 
-    def forward(self, input_ids, segment_ids, input_mask):
+    def forward(self, input_ids, segment_ids, input_mask, unpadded: Unpadded | None = None):
         if self.unpad:
-            info = real_tokens(input_mask)
+            # `unpadded`: computed on the host from the batch's mask (trainer/unpad.py's
+            # host_unpadded), so that the GPU is not waited for; else found here (one sync)
+            info = unpadded if unpadded is not None else real_tokens(input_mask)
             rows = info.indices
             x = self.embeddings(input_ids.reshape(-1)[rows], segment_ids.reshape(-1)[rows],
                                 rows % input_ids.shape[1])
@@ -341,33 +362,33 @@ class BertForPreTraining(nn.Module):
             nn.init.zeros_(module.bias)
 
     def forward(self, input_ids, segment_ids, input_mask, masked_lm_positions,
-                masked_lm_labels=None, next_sentence_labels=None) -> PretrainingOutput:
+                masked_lm_labels=None, next_sentence_labels=None,
+                unpadded: Unpadded | None = None) -> PretrainingOutput:
         B, L = input_ids.shape
-        seq, pooled = self.bert(input_ids, segment_ids, input_mask)
+        seq, pooled = self.bert(input_ids, segment_ids, input_mask, unpadded)
 
-        # Gather the hidden states of the masked slots only ([B*L, H] rows by flat index).
+        # The hidden states of the masked slots only ([B*L, H] rows by flat index). Every slot
+        # of masked_lm_positions goes through the head, padding slots too (they point at
+        # position 0 and their loss is ignored): a few percent more rows in the head, against
+        # a host sync to select the real ones, which would stall the GPU each micro-batch.
         flat_pos = (masked_lm_positions + torch.arange(B, device=seq.device)[:, None] * L).reshape(-1)
-        labels = None
-        if masked_lm_labels is not None:
-            labels = masked_lm_labels.reshape(-1)
-            keep = labels >= 0                      # -1 (NVIDIA) or -100 (HF) = padding slot
-            flat_pos, labels = flat_pos[keep], labels[keep]
         hidden = seq.reshape(B * L, -1).index_select(0, flat_pos)
-        mlm_logits = self.cls.predictions(hidden)
+        slot_logits = self.cls.predictions(hidden)
         nsp_logits = self.cls.seq_relationship(pooled)
 
-        mlm_loss = nsp_loss = loss = None
-        if labels is not None:
-            if labels.numel():
-                mlm_loss = F.cross_entropy(mlm_logits.float(), labels)
-            else:                                   # no masked token at all: zero, but in the graph
-                mlm_loss = mlm_logits.float().sum() * 0.0
+        labels = mlm_loss = nsp_loss = loss = None
+        if masked_lm_labels is not None:
+            labels = masked_lm_labels.reshape(-1)
+            labels = torch.where(labels >= 0, labels, IGNORE)   # -1 (NVIDIA) or -100 (HF)
+            total = F.cross_entropy(slot_logits.float(), labels, ignore_index=IGNORE, reduction="sum")
+            # the mean over the real slots; 0 (still in the graph) when a batch has none
+            mlm_loss = total / (labels != IGNORE).sum().clamp_min(1)
             loss = mlm_loss
         if next_sentence_labels is not None:
             nsp_loss = F.cross_entropy(nsp_logits.float(), next_sentence_labels.reshape(-1))
             loss = nsp_loss if loss is None else loss + nsp_loss
         return PretrainingOutput(loss=loss, mlm_loss=mlm_loss, nsp_loss=nsp_loss,
-                                 mlm_logits=mlm_logits, mlm_labels=labels, nsp_logits=nsp_logits)
+                                 slot_logits=slot_logits, slot_labels=labels, nsp_logits=nsp_logits)
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())

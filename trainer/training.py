@@ -11,6 +11,7 @@ checked before the process group exists, so all ranks fail alike with one TrainE
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
 import time
@@ -31,6 +32,8 @@ from trainer.logging_utils import MetricsLogger, setup_logging
 from trainer.model import BertConfig, BertForPreTraining
 from trainer.optim import build_optimizer, build_scheduler
 from trainer.output_dir import copy_vocab, prepare_output_dir, write_run_info
+from trainer.speed import resolve_speed_options
+from trainer.unpad import unpad_extras
 
 log = logging.getLogger("trainer")
 
@@ -56,6 +59,7 @@ class Trainer:
         if args.deepspeed:
             ds_config, precision = deepspeed_settings(args, precision, device)
         self.precision = precision
+        speed_note = resolve_speed_options(args, device, precision)
         try:
             self.bert_config = BertConfig.from_json_file(args.bert_config)
         except ValueError as exc:
@@ -76,6 +80,7 @@ class Trainer:
         self.env = init_distributed(device, force=args.deepspeed)
         env = self.env
         setup_logging(env.is_main)
+        log.info(speed_note)
         self.out = Path(args.output_dir)
         latest = prepare_output_dir(args, self.phase, env.is_main)
         env.barrier()
@@ -123,9 +128,11 @@ class Trainer:
             self.autocast_dtype = None  # DeepSpeed converts the model itself
 
         self.step = 0
+        pin = device == "cuda"  # page-locked batches: non-blocking copies
         self.data = ShardedTrainData(self.shards.train, args.train_batch_size, args.seed,
                                      env.rank, env.world_size, vocab_size=self.bert_config.vocab_size,
-                                     pin_memory=device == "cuda")  # for non-blocking copies
+                                     pin_memory=pin,
+                                     extras=functools.partial(unpad_extras, pin=pin) if args.unpad else None)
         # Dropout streams differ per rank (never shared), fixed by the seed.
         torch.manual_seed(args.seed + 1_000_003 * (env.rank + 1))
         if latest is not None:
@@ -183,24 +190,33 @@ class Trainer:
         with ctx:
             return module(**batch)
 
-    def train_step(self, batches) -> tuple[float, float, float, float]:
-        """One optimizer step over the micro-batches; returns (loss, mlm, nsp, grad_norm)."""
-        accum = len(batches)
+    def to_device(self, host: dict) -> dict:
+        """A loader batch on the device: non-blocking copies from pinned memory (with --unpad
+        the loader also found where the real tokens are, on the host: no GPU sync)."""
+        return {k: v.to(self.env.device, non_blocking=True) for k, v in host.items()}
+
+    def train_step(self, data, accum: int) -> tuple[float, float, float, float]:
+        """One optimizer step over `accum` micro-batches from the iterator `data`; returns
+        (loss, mlm, nsp, grad_norm). The next micro-batch is fetched and queued for copying
+        while the GPU runs this one's forward (nothing in a forward waits for the GPU), so the
+        loader's host time hides behind GPU work, except before a step's first micro-batch."""
         # summed on the device: one host sync per step (at the end), not three per micro-step
         sums = torch.zeros(3, dtype=torch.float64, device=self.env.device)
         grad_norm = float("nan")
-        for i, batch in enumerate(batches):
-            batch = {k: v.to(self.env.device, non_blocking=True) for k, v in batch.items()}
+        batch = self.to_device(next(data))
+        for i in range(accum):
+            last = i == accum - 1
             if self.engine is not None:
                 out = self._forward(self.engine, batch)
+                batch = None if last else self.to_device(next(data))
                 self.engine.backward(out.loss)  # DeepSpeed scales by 1/accum itself
                 self.engine.step()              # steps only at the accumulation boundary
             else:
-                last = i == accum - 1
                 # the all-reduce runs only on the last micro-step
                 sync = self.ddp.no_sync() if (self.ddp is not None and not last) else contextlib.nullcontext()
                 with sync:
                     out = self._forward(self.ddp or self.model, batch)
+                    batch = None if last else self.to_device(next(data))
                     self.scaler.scale(out.loss / accum).backward()
             sums += torch.stack([out.loss, out.mlm_loss, out.nsp_loss]).detach().double()
         if self.engine is not None:
@@ -292,9 +308,8 @@ class Trainer:
         warned_eval = False
         try:
             while self.step < end:
-                batches = [next(it) for _ in range(accum)]
                 lr = self.lr
-                loss, mlm, nsp, gnorm = self.train_step(batches)
+                loss, mlm, nsp, gnorm = self.train_step(it, accum)
                 self.step += 1
                 window += torch.tensor([loss, mlm, nsp], dtype=torch.float64)
                 window_steps += 1

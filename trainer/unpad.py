@@ -31,6 +31,11 @@ class Unpadded:
     max_seqlen: int            # L
     key_mask: torch.Tensor     # [B, 1, 1, L] bool, for the padded fallback
 
+    def to(self, device, non_blocking: bool = False) -> "Unpadded":
+        move = lambda t: t.to(device, non_blocking=non_blocking)  # noqa: E731
+        return Unpadded(move(self.indices), move(self.cu_seqlens), self.batch, self.max_seqlen,
+                        move(self.key_mask))
+
 
 def real_tokens(input_mask: torch.Tensor) -> Unpadded:
     """Where the real tokens are (input_mask [B, L], 1 = real); one host sync (nonzero)."""
@@ -40,6 +45,22 @@ def real_tokens(input_mask: torch.Tensor) -> Unpadded:
     cu = F.pad(torch.cumsum(lengths, 0, dtype=torch.int32), (1, 0))
     indices = torch.nonzero(real.reshape(-1)).reshape(-1)
     return Unpadded(indices, cu, B, L, real[:, None, None, :])
+
+
+def host_unpadded(input_mask: torch.Tensor, pin: bool = False) -> Unpadded:
+    """`real_tokens` of a batch's mask while it is still on the host (page-locked with `pin`,
+    for a non-blocking `.to("cuda", non_blocking=True)`): the number of real tokens, which
+    shapes the encoder's tensors, is then known without waiting for the GPU."""
+    info = real_tokens(input_mask.cpu())
+    if pin:
+        info = Unpadded(info.indices.pin_memory(), info.cu_seqlens.pin_memory(), info.batch,
+                        info.max_seqlen, info.key_mask.pin_memory())
+    return info
+
+
+def unpad_extras(batch: dict, pin: bool = False) -> dict:
+    """The loader's `extras` for an unpadded model: {"unpadded": host_unpadded(mask)}."""
+    return {"unpadded": host_unpadded(batch["input_mask"], pin)}
 
 
 def pad_rows(x: torch.Tensor, info: Unpadded) -> torch.Tensor:

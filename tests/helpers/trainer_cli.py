@@ -9,6 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "trainer" / "run_pretraining.py"
 ZERO1 = ROOT / "trainer" / "configs" / "ds_zero1.json"
+BOTH_WAYS = ("tensorboard", "torch_compile", "unpad")  # flags with a --no- form
 
 
 def base_args(shards, cfg, out, vocab=None, **kw):
@@ -20,8 +21,8 @@ def base_args(shards, cfg, out, vocab=None, **kw):
         opts["vocab_file"] = vocab
     argv = []
     for k, v in opts.items():
-        if k == "tensorboard":
-            argv.append("--tensorboard" if v else "--no-tensorboard")
+        if k in BOTH_WAYS and v is not None:
+            argv.append(f"--{k}" if v else f"--no-{k}")
         elif v is True:
             argv.append(f"--{k}")
         elif v is not False and v is not None:

@@ -17,7 +17,7 @@ from trainer.data import ShardedTrainData, find_shards
 from trainer.model import BertConfig, BertForPreTraining
 from trainer.optim import build_optimizer
 from trainer.run_pretraining import main
-from trainer.unpad import flash_varlen_usable
+from trainer.unpad import flash_varlen_usable, host_unpadded
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
@@ -45,9 +45,34 @@ def test_flash_varlen_gives_the_padded_logits_and_gradients(dtype):
     torch.testing.assert_close(u.loss, a.loss, rtol=1e-2, atol=1e-2)
     a.loss.backward()
     u.loss.backward()
+    total = torch.stack([p.grad.norm() for p in padded.parameters()]).norm()
     for (name, p), q in zip(padded.named_parameters(), unpadded.parameters()):
+        if name.endswith("attention.self.key.bias"):
+            # softmax does not change when every key moves by the same q.b: the true gradient
+            # is 0 and both are rounding noise (a relative error of noise means nothing)
+            assert max(p.grad.norm(), q.grad.norm()) < 1e-3 * total, name
+            continue
         err = (q.grad - p.grad).norm() / p.grad.norm().clamp_min(1e-12)
         assert err < 3e-2, (name, float(err))
+
+
+def test_a_training_forward_never_waits_for_the_gpu():
+    """No host sync in the forward of a training micro-batch, padded or unpadded (with the real
+    tokens found on the host, as the trainer does): the host stays ahead of the GPU."""
+    padded, unpadded = models()
+    host = varied_batch()
+    b = {k: v.cuda() for k, v in host.items()}
+    info = host_unpadded(host["input_mask"], pin=True).to("cuda", non_blocking=True)
+    torch.cuda.synchronize()
+    for model, extra in ((padded, {}), (unpadded, {"unpadded": info})):
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(**b, **extra).loss
+        finally:
+            torch.cuda.set_sync_debug_mode(0)
+        loss.backward()
+        assert torch.isfinite(loss)
 
 
 def test_flash_varlen_with_dropout_trains():
@@ -84,8 +109,9 @@ def test_pinned_batches(tiny_shards):
     assert all(t.is_pinned() for t in batch.values())
 
 
-@pytest.mark.parametrize("flags", [{"precision": "bf16"}, {"precision": "fp16"},
-                                   {"precision": "bf16", "torch_compile": True, "unpad": True}])
+@pytest.mark.parametrize("flags", [{"precision": "bf16", "torch_compile": False, "unpad": False},
+                                   {"precision": "fp16"},
+                                   {"precision": "bf16"}])  # bf16's defaults: compile + unpad
 def test_trainer_runs_on_cuda(tiny_shards, tmp_path, flags):
     cfg = tmp_path / "bert.json"
     cfg.write_text(json.dumps(SMALL))

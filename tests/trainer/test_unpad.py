@@ -12,7 +12,7 @@ from tests.helpers.bert_batches import varied_batch
 from tests.helpers.trainer_cli import base_args, read_log
 from trainer.model import BertConfig, BertForPreTraining
 from trainer.run_pretraining import main
-from trainer.unpad import flash_varlen_call, pad_rows, real_tokens, varlen_attention
+from trainer.unpad import flash_varlen_call, host_unpadded, pad_rows, real_tokens, varlen_attention
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -77,6 +77,18 @@ def test_unpadded_model_gives_the_padded_logits_losses_and_gradients(train):
     u.loss.backward()
     for (name, p), q in zip(padded.named_parameters(), unpadded.parameters()):
         torch.testing.assert_close(q.grad, p.grad, rtol=1e-4, atol=1e-6, msg=name)
+
+
+def test_real_tokens_found_on_the_host_give_the_same_outputs():
+    """The trainer hands the model `host_unpadded(mask)` (no GPU sync): the same as the model's own."""
+    torch.manual_seed(0)
+    model = BertForPreTraining(BertConfig(**TINY), unpad=True).eval()
+    b = varied_batch()
+    info = host_unpadded(b["input_mask"])
+    assert torch.equal(info.indices, real_tokens(b["input_mask"]).indices)
+    own, given = model(**b), model(**b, unpadded=info)
+    torch.testing.assert_close(given.mlm_logits, own.mlm_logits, rtol=0, atol=0)
+    torch.testing.assert_close(given.loss, own.loss, rtol=0, atol=0)
 
 
 def test_trainer_with_unpad_gives_the_same_losses(tiny_shards, tmp_path):
