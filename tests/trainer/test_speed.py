@@ -23,7 +23,7 @@ def test_given_choices_win_and_the_note_says_which_were_defaults():
     args = SimpleNamespace(torch_compile=None, unpad=False, deepspeed=False)
     note = resolve_speed_options(args, "cuda", "bf16")
     assert (args.torch_compile, args.unpad) == (True, False)
-    assert note == "speed: torch.compile on (default for this device and precision), unpadding off"
+    assert note == "speed: torch.compile on, unpadding off (torch.compile: the default for cuda bf16)"
 
 
 def test_flags_and_config_keys_both_ways(tmp_path):
@@ -43,7 +43,8 @@ def test_a_cpu_run_keeps_both_off_and_records_it(tiny_shards, tiny_bert_config, 
     out = tmp_path / "run"
     with caplog.at_level("INFO", logger="trainer"):
         assert main(base_args(tiny_shards, tiny_bert_config, out, max_steps=2)) == 0
-    assert "speed: torch.compile off (default for this device and precision), unpadding off" in caplog.text
+    assert ("speed: torch.compile off, unpadding off (torch.compile and unpadding: the default for "
+            "cpu fp32)") in caplog.text
     hparams = json.loads((out / "hparams.json").read_text())
     assert hparams["torch_compile"] is False and hparams["unpad"] is False
     assert len([r for r in read_log(out) if "loss" in r]) == 2
