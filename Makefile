@@ -35,11 +35,18 @@ WORKERS_OPT := $(if $(WORKERS),--workers $(WORKERS),)
 .PHONY: setup corpus demo test bench clean-data
 
 # Installs once; reinstalls when pyproject.toml changes. torch is pinned to 2.13.0 (CPU wheel here).
+# pip's and setuptools' output goes to $(VENV)/install.log, shown only if the install fails.
+INSTALL_LOG := $(VENV)/install.log
 $(VENV)/.installed: pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[all]'
-	touch $@
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "installing wiki2bert and its dependencies into $(VENV) (log: $(INSTALL_LOG))"
+	@if ! { $(PY) -m pip install --quiet --upgrade pip && $(PY) -m pip install --quiet -e '.[all]'; } \
+	    > $(INSTALL_LOG) 2>&1; then \
+	  cat $(INSTALL_LOG) >&2; \
+	  echo "make: the install into $(VENV) failed: pip's messages above (also in $(INSTALL_LOG))" >&2; \
+	  exit 1; \
+	fi
+	@touch $@
 
 setup: $(VENV)/.installed
 

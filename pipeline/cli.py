@@ -23,6 +23,7 @@ import click
 from .core.errors import StageError
 from .core.executor import default_workers, use_scheduler
 from .core.registry import BY_NAME, STAGES, validate_lang
+from .core.report import DEFAULT_PROGRESS_EVERY, PROGRESS_EVERY_ENV, set_progress_every
 
 
 @dataclass
@@ -96,8 +97,12 @@ def _check_lang(ctx, param, value):
                    "scheduler .json file); 'local' starts one here with --workers processes "
                    "[default: $WIKI2BERT_SCHEDULER, else a local process pool]. See docs/cluster.md.")
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
+@click.option("--progress-every", type=click.FloatRange(min=0), envvar=PROGRESS_EVERY_ENV,
+              default=DEFAULT_PROGRESS_EVERY, show_default=True, metavar="SECONDS",
+              help="When stderr is not a terminal (a log file, a pipe), a plain progress line at "
+                   f"most this often instead of a bar [also ${PROGRESS_EVERY_ENV}].")
 @click.pass_context
-def cli(ctx, data_dir, lang, workers, scheduler, quiet):
+def cli(ctx, data_dir, lang, workers, scheduler, quiet, progress_every):
     """wiki2bert data pipeline: a Wikipedia dump in any language to BERT pretraining data.
 
     `pipeline run` chains the stages below. Every stage resumes where it stopped, skips
@@ -106,6 +111,7 @@ def cli(ctx, data_dir, lang, workers, scheduler, quiet):
     """
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="%(message)s", stream=sys.stderr, force=True)
+    set_progress_every(progress_every)
     ctx.obj = Globals(data_dir=data_dir, lang=lang, workers=default_workers(workers))
     if scheduler:  # connect now: an unreachable scheduler fails before any stage writes
         ctx.with_resource(use_scheduler(scheduler, ctx.obj.workers))

@@ -13,7 +13,10 @@ Five steps, all offline, each printing the command it runs, its progress and a o
   3. phase 2: from phase 1's checkpoint (`--phase2 --init_checkpoint`), on the seq 512 shards;
   4. export to a Hugging Face folder (`python -m trainer.export`);
   5. fill-mask on Hungarian sentences with transformers, from the exported folder
-     (scripts/fill_mask.py).
+     (scripts/fill_mask.py);
+  6. the probe: the model fine-tuned on the tagging task `pipeline probe` built from the
+     sample's own links, against the same model from random weights, 3 seeds
+     (`python -m trainer.finetune`, scripts/demo_probe.py).
 A rerun skips what is finished: the pipeline stages say "already done", a training run whose
 newest checkpoint reached its max_steps is not started again (an interrupted one resumes from
 its last checkpoint), and an export newer than its checkpoint is kept.
@@ -36,6 +39,7 @@ if __package__ in (None, "") and str(ROOT) not in sys.path:  # run by path: impo
     sys.path.insert(0, str(ROOT))
 
 from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
+from scripts.demo_probe import probe_command, probe_summary  # noqa: E402
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402  (no torch)
 
 SAMPLE_DUMP = ROOT / "data" / "sample" / "huwiki-sample.xml.bz2"
@@ -282,6 +286,13 @@ def fill_mask_examples(s: Settings) -> str:
             + (f" (median {sorted(found)[len(found) // 2]})" if found else ""))
 
 
+def probe(s: Settings) -> str:
+    """Pretrained against random init on the probe (finished seeds are kept by finetune)."""
+    out = s.data_dir / "probe"
+    run_command(probe_command(s.hf_dir, s.lang_dir, out), "probe fine-tuning")
+    return probe_summary(out / "results.json")
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -297,6 +308,7 @@ def artefacts(s: Settings) -> list[tuple[str, Path]]:
         ("phase 1 run (log, TensorBoard, ckpts)", s.runs / "phase1"),
         ("phase 2 run", s.runs / "phase2"),
         ("Hugging Face model", s.hf_dir),
+        ("probe results (results.json)", s.data_dir / "probe"),
     ]
     return rows
 
@@ -340,6 +352,7 @@ def main(argv=None) -> int:
             (f"phase 2: from phase 1, seq 512, {s.nproc} CPU ranks", lambda s: train(s, 2)),
             ("export to Hugging Face", export),
             ("fill-mask in Hungarian with transformers", fill_mask_examples),
+            ("probe: pretrained vs random init, 3 seeds", probe),
         ]
     log = StepLog()
     started = time.time()

@@ -1,5 +1,5 @@
 """The Makefile's LANG: the wiki language only when given on make's command line, and never
-a broken locale inside the recipes."""
+a broken locale inside the recipes; its install: quiet unless it fails."""
 from __future__ import annotations
 
 import os
@@ -41,3 +41,37 @@ def test_lang_on_the_command_line_is_the_wiki_language_and_dump_is_passed():
 def test_recipes_run_under_a_utf8_locale_even_with_lang_hu():
     printed = make("--eval", 'envcheck: ; @echo "$$LANG|$$LC_ALL|$$PYTHONUTF8"', "envcheck", "LANG=hu")
     assert printed.strip() == "C.UTF-8|C.UTF-8|1"
+
+
+def fake_venv(tmp_path, status: int):
+    """A venv whose python is a script: it prints an install banner and exits with `status`."""
+    py = tmp_path / "venv" / "bin" / "python"
+    py.parent.mkdir(parents=True)
+    py.write_text("#!/bin/sh\necho \"$@\" >> \"$(dirname \"$0\")/calls\"\n"
+                  "echo 'Editable install banner ****'\necho 'pip: a message on stderr' >&2\n"
+                  f"exit {status}\n")
+    py.chmod(0o755)
+    return tmp_path / "venv"
+
+
+def setup(venv) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "MAKEFLAGS", "MFLAGS")}
+    return subprocess.run(["make", "-s", "-C", str(ROOT), f"VENV={venv}", "setup"], env=env,
+                          capture_output=True, text=True)
+
+
+def test_the_install_is_quiet_unless_it_fails(tmp_path):
+    venv = fake_venv(tmp_path / "ok", 0)
+    res = setup(venv)
+    assert res.returncode == 0, res.stderr
+    assert "banner" not in res.stdout + res.stderr and "stderr" not in res.stdout + res.stderr
+    assert res.stdout.strip().splitlines() == [
+        f"installing wiki2bert and its dependencies into {venv} (log: {venv}/install.log)"]
+    assert (venv / ".installed").is_file() and "banner" in (venv / "install.log").read_text()
+    assert "install --quiet -e .[all]" in (venv / "bin" / "calls").read_text()
+
+    venv = fake_venv(tmp_path / "broken", 1)
+    res = setup(venv)
+    assert res.returncode != 0
+    assert "pip: a message on stderr" in res.stderr and "failed: pip's messages above" in res.stderr
+    assert not (venv / ".installed").exists()

@@ -45,18 +45,23 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--output_dir", help="logs, configs and checkpoints go here")
     g = p.add_argument_group("optimisation")
     g.add_argument("--train_batch_size", type=int, default=32, help="per rank, per micro-step")
-    g.add_argument("--gradient_accumulation_steps", type=int, default=1)
-    g.add_argument("--learning_rate", type=float, default=6e-3)
-    g.add_argument("--warmup_proportion", type=float, default=0.01)
+    g.add_argument("--gradient_accumulation_steps", type=int, default=1,
+                   help="micro-steps per optimizer step (gradients all-reduced on the last only)")
+    g.add_argument("--learning_rate", type=float, default=6e-3, help="peak learning rate")
+    g.add_argument("--warmup_proportion", type=float, default=0.01,
+                   help="share of max_steps of linear warmup, then polynomial decay to 0")
     g.add_argument("--max_steps", type=int, default=1000, help="optimizer steps the schedule plans for")
     g.add_argument("--steps_this_run", type=int, default=None,
                    help="stop after this many steps of this run (the schedule still plans max_steps)")
-    g.add_argument("--optimizer", choices=("lamb", "adamw"), default="lamb")
-    g.add_argument("--weight_decay", type=float, default=0.01)
+    g.add_argument("--optimizer", choices=("lamb", "adamw"), default="lamb",
+                   help="LAMB (NVIDIA's recipe, large batches) or AdamW")
+    g.add_argument("--weight_decay", type=float, default=0.01,
+                   help="decoupled weight decay (not on biases and LayerNorm)")
     g.add_argument("--max_grad_norm", type=float, default=1.0, help="0 disables clipping")
     g.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default=None,
                    help="default: bf16 on CUDA, fp32 on CPU")
-    g.add_argument("--seed", type=int, default=42)
+    g.add_argument("--seed", type=int, default=42,
+                   help="seed of the initial weights, the data order and dropout")
     g = p.add_argument_group("speed (default: on for CUDA in bf16 without DeepSpeed, where "
                              "measured faster; off elsewhere: trainer/speed.py)")
     g.add_argument("--torch_compile", action=argparse.BooleanOptionalAction, default=None,
@@ -66,19 +71,23 @@ def build_parser() -> argparse.ArgumentParser:
                         "(flash varlen attention on CUDA)")
     g = p.add_argument_group("run")
     g.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when present")
-    g.add_argument("--log_every", type=int, default=10)
-    g.add_argument("--eval_every", type=int, default=0, help="0: no evaluation")
+    g.add_argument("--log_every", type=int, default=10,
+                   help="log the mean training loss every N steps and at the last one")
+    g.add_argument("--eval_every", type=int, default=0,
+                   help="evaluate every N steps and at the last one (0: no evaluation)")
     g.add_argument("--eval_batch_size", type=int, default=None, help="default: train_batch_size")
     g.add_argument("--eval_max_samples", type=int, default=10000,
                    help="evaluate on the first N held-out samples")
-    g.add_argument("--checkpoint_every", type=int, default=200)
+    g.add_argument("--checkpoint_every", type=int, default=200,
+                   help="write a checkpoint every N steps and at the last one")
     g.add_argument("--keep_checkpoints", type=int, default=3, help="keep the last K checkpoints")
     g.add_argument("--resume_from_checkpoint", action="store_true",
                    help="continue from the newest complete checkpoint in output_dir (if any)")
     g.add_argument("--phase2", action="store_true", help="start from --init_checkpoint with a fresh "
                    "optimizer and schedule (use the seq 512 shards)")
     g.add_argument("--init_checkpoint", help="phase-1 output_dir, checkpoint dir or model.pt")
-    g.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=True)
+    g.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=True,
+                   help="also write TensorBoard event files (output_dir/tensorboard)")
     g.add_argument("--deepspeed", action="store_true", help="wrap the model with deepspeed.initialize")
     g.add_argument("--deepspeed_config", help="DeepSpeed JSON, e.g. trainer/configs/ds_zero1.json")
     g.add_argument("--local_rank", "--local-rank", type=int, default=None,

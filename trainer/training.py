@@ -328,7 +328,11 @@ class Trainer:
                              last["samples_per_sec"])
                     window.zero_()
                     window_steps, t0 = 0, time.perf_counter()
-                if args.eval_every and self.shards.test and self.step % args.eval_every == 0:
+                # every eval_every steps, and at the last step whatever eval_every is: a run
+                # shorter than eval_every still ends with an eval (once: a finished run that is
+                # started again trains no step, so it logs none)
+                if args.eval_every and self.shards.test and (self.step % args.eval_every == 0
+                                                             or self.step == args.max_steps):
                     ev = self.evaluate()
                     metrics.log(self.step, ev, prefix="eval")
                     log.info("step %d eval on %d instances: mlm %.4f (acc %.3f) nsp %.4f (acc %.3f)",

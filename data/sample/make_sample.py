@@ -8,8 +8,11 @@ Hungarian namespaces, then pages carrying the wikitext real articles carry (info
 navigation templates, tables, <ref> references, internal and external links, files,
 categories, lists, headings incl. an empty one), a redirect, a disambiguation page and pages in
 other namespaces (Sablon:, Kategória:, Wikipédia:, Fájl:, Vita:). All text was written for the
-project (no Wikipedia text is copied); articles combine a page-specific lead and section with
-section paragraphs shared by pages of the same kind, filled with page-specific facts.
+project (no Wikipedia text is copied); articles combine a page-specific lead and section
+(sample_text.py) with sections shared by pages of the same kind (sample_sections.py): one of
+each sentence's phrasings, filled with the page's facts. No sentence is in two articles (the
+script stops if one is), so the corpus loses nothing to the filter's repeated-line rule. Names
+become internal links at an article's first mention of them, later mentions stay plain text.
 
 Deterministic: fixed timestamps and ids, no randomness but a seeded one, bz2 level 9, so the
 same script always writes the same bytes (the test suite checks the shipped file against it).
@@ -25,8 +28,8 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 # The articles' text (run as a script, this folder is on sys.path).
-from sample_text import (CITIES, CITY_SECTIONS, INFOBOX, INFOBOX_KEYS, NATURE, NATURE_SECTIONS,
-                         PERSON_SECTIONS, PERSONS, THING_SECTIONS, THINGS)
+from sample_sections import CITY_SECTIONS, LINKS, NATURE_SECTIONS, PERSON_SECTIONS, THING_SECTIONS
+from sample_text import CITIES, INFOBOX, INFOBOX_KEYS, NATURE, PERSONS, THINGS
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUTPUT = HERE / "huwiki-sample.xml.bz2"
@@ -41,55 +44,132 @@ NAMESPACES = [
 
 
 def az(word: str) -> str:
-    """The Hungarian definite article before `word` ("az" before a vowel sound)."""
+    """The Hungarian definite article before `word` ("az" before a vowel sound; numbers as
+    they are read: "az 1849" is "az ezernyolcszáz...", "az 5" is "az öt")."""
+    digits = re.match(r"\d+", word)
+    if digits:
+        n = digits.group(0)
+        return "az" if n[0] == "5" or (n[0] == "1" and len(n) in (1, 4, 7)) else "a"
     return "az" if word[:1].lower() in "aáeéiíoóöőuúüű" else "a"
 
 
 def infobox(kind: str, name: str, facts: dict) -> str:
     lines = [f"{{{{{INFOBOX[kind]}", f"| név = {name}"]
     for key, value in facts.items():
-        lines.append(f"| {INFOBOX_KEYS.get(key, key)} = {value}")
+        if key in INFOBOX_KEYS:
+            lines.append(f"| {INFOBOX_KEYS[key]} = {value}")
     lines.append(f"| kép = {name.replace(' ', '_')}.jpg")
     lines.append("}}")
     return "\n".join(lines)
 
 
-def ban_ben(number: str) -> str:
-    """The inessive suffix of a number as Hungarians read it: 1823-ban, 1817-ben, 1900-ban."""
+def back_vowel(number: str) -> bool:
+    """Whether a number, read out, ends in a back-vowel word (takes -ban, -ból, -ra): 1823
+    (három), 1900 (száz); 1817 (hét) and 2000 (ezer) take -ben, -ből, -re."""
     n = int(number)
-    back_units = {3, 6, 8}                      # három, hat, nyolc
-    back_tens = {2, 3, 6, 8}                    # húsz, harminc, hatvan, nyolcvan
     if n % 10:
-        return "ban" if n % 10 in back_units else "ben"
+        return n % 10 in {3, 6, 8}                  # három, hat, nyolc
     if n % 100:
-        return "ban" if n // 10 % 10 in back_tens else "ben"
-    return "ban" if n % 1000 else "ben"         # száz / ezer
+        return n // 10 % 10 in {2, 3, 6, 8}         # húsz, harminc, hatvan, nyolcvan
+    return bool(n % 1000)                           # száz / ezer
 
 
-def fill(text: str, name: str, facts: dict) -> str:
-    text = text.format(name=name, **facts)
-    text = re.sub(r"\b(\d+)-b[ae]n\b", lambda m: f"{m.group(1)}-{ban_ben(m.group(1))}", text)
-    # "a(z) X" -> the right article for X.
-    while "a(z) " in text or "A(z) " in text:
-        for marker, cap in (("a(z) ", False), ("A(z) ", True)):
+SUFFIXES = {"ban": "ben", "ból": "ből", "ba": "be", "ra": "re"}   # back -> front
+
+
+def suffixed(match: re.Match) -> str:
+    number, suffix = match.group(1), match.group(2)
+    back = next((b for b, f in SUFFIXES.items() if suffix in (b, f)))
+    return f"{number}-{back if back_vowel(number) else SUFFIXES[back]}"
+
+
+MONTHS = ["jan.", "febr.", "márc.", "ápr.", "máj.", "jún.", "júl.", "aug.", "szept.", "okt.",
+          "nov.", "dec."]
+
+
+def day_suffix(day: int) -> str:
+    """The superessive of a day as Hungarians read it: 1-jén, 2-án, 5-én, 10-én, 20-án."""
+    if day == 1:
+        return "jén"
+    if day % 10:
+        return "án" if day % 10 in {2, 3, 6, 8} else "én"
+    return "én" if day == 10 else "án"
+
+
+def page_values(facts: dict) -> dict:
+    """A page's facts, each also with a capital first letter ({Loc})."""
+    return facts | {k[:1].upper() + k[1:]: v[:1].upper() + v[1:] for k, v in facts.items()}
+
+
+def a_date(rng: random.Random) -> str:
+    """A recent date as a Hungarian sentence has it: "2019. márc. 15-én"."""
+    day = rng.randint(1, 28)
+    return f"{rng.randint(2012, 2023)}. {rng.choice(MONTHS)} {day}-{day_suffix(day)}"
+
+
+def fill(text: str, name: str, values: dict) -> str:
+    text = text.format(name=name, **values)
+    text = re.sub(r"\b(\d+)-(ban|ben|ból|ből|ba|be|ra|re)\b", suffixed, text)
+    # "a(z) X" -> the right article for X (links and italics looked through).
+    for marker, cap in (("a(z) ", False), ("A(z) ", True)):
+        while marker in text:
             i = text.find(marker)
-            if i >= 0:
-                nxt = text[i + len(marker):]
-                art = az(nxt)
-                text = text[:i] + (art.capitalize() if cap else art) + " " + nxt
+            nxt = text[i + len(marker):]
+            art = az(re.sub(r"^(\[\[([^|\]]*\|)?|'')+", "", nxt))
+            text = text[:i] + (art.capitalize() if cap else art) + " " + nxt
     return text
 
 
-def linkify(text: str, rng: random.Random) -> str:
-    """Turn some capitalised words into [[links]] (some piped), as article prose carries."""
-    words = text.split(" ")
+LINK = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]+))?\]\]")
+
+
+def plain(text: str) -> str:
+    """Wikitext prose as a reader sees it: links become their text, no bold or italics."""
+    return LINK.sub(lambda m: m.group(2) or m.group(1), text).replace("'''", "").replace("''", "")
+
+
+def autolink(text: str, title: str) -> str:
+    """Link the names of LINKS in prose (outside existing links), except the page's own."""
+    names = sorted((n for n, target in LINKS.items() if target != title), key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w\-–])(" + "|".join(map(re.escape, names)) + r")(?![\w\-–])")
+    parts = LINK.split(text)            # prose, target, label, prose, ...
     out = []
-    for w in words:
-        core = w.rstrip(".,;:”")
-        tail = w[len(core):]
-        if len(core) > 4 and core[:1].isupper() and core.isalpha() and rng.random() < 0.35:
-            core = f"[[{core}]]" if rng.random() < 0.6 else f"[[{core} (egyértelműsítés)|{core}]]"
-        out.append(core + tail)
+    for i in range(0, len(parts), 3):
+        out.append(pattern.sub(lambda m: link(LINKS[m.group(1)], m.group(1)), parts[i]))
+        if i + 1 < len(parts):
+            out.append(link(parts[i + 1], parts[i + 2] or parts[i + 1]))
+    return "".join(out)
+
+
+def link(target: str, label: str) -> str:
+    return f"[[{target}]]" if target == label else f"[[{target}|{label}]]"
+
+
+def first_links_only(paragraphs: list[str]) -> list[str]:
+    """Keep the first link to each target of an article; later mentions become plain text."""
+    seen = set()
+
+    def one(m: re.Match) -> str:
+        target = m.group(1)[:1].upper() + m.group(1)[1:]
+        if target in seen:
+            return m.group(2) or m.group(1)
+        seen.add(target)
+        return m.group(0)
+
+    return [LINK.sub(one, p) for p in paragraphs]
+
+
+def shared_section(sentences: list, name: str, values: dict, rng: random.Random, seen: dict) -> str:
+    """One phrasing of each sentence, filled with the page's facts; a sentence that another page
+    already has (its phrasing names none of this page's own facts) is an error."""
+    out = []
+    for phrasings in sentences:
+        sentence = fill(rng.choice(phrasings), name, values | {"date": a_date(rng)})
+        key = plain(sentence)
+        if key in seen:
+            raise ValueError(f"{name}: the sentence {key!r} is also in {seen[key]}: name a fact of the page")
+        seen[key] = name
+        out.append(sentence)
     return " ".join(out)
 
 
@@ -103,15 +183,18 @@ def reference(i: int, rng: random.Random) -> str:
     return kinds[rng.randrange(len(kinds))]
 
 
-def article(idx: int, kind: str, name: str, facts: dict, lead: str, special: tuple, pool: list) -> str:
+def article(idx: int, kind: str, name: str, facts: dict, lead: str, special: tuple, pool: list,
+            seen: dict) -> str:
     rng = random.Random(f"sample-{idx}")
+    values = page_values(facts)
+    # Five of the shared sections, rotated by page so neighbours differ, in the pool's order (a
+    # life before its end); the page's own section goes in the middle.
+    chosen = [pool[i] for i in sorted((idx + k) % len(pool) for k in range(5))]
+    sections = [(title, shared_section(sentences, name, values, rng, seen)) for title, sentences in chosen]
+    sections = sections[:2] + [special] + sections[2:]
+    lead, *bodies = first_links_only([autolink(lead, name)] + [autolink(b, name) for _, b in sections])
     parts = [infobox(kind, name, facts), lead + reference(idx, rng)]
-    # Five of the shared sections, rotated by page so neighbours differ; the page's own section
-    # goes in the middle.
-    chosen = [pool[(idx + k) % len(pool)] for k in range(5)]
-    sections = chosen[:2] + [special] + chosen[2:]
-    for n, (title, text) in enumerate(sections):
-        body = linkify(fill(text, name, facts), rng)
+    for n, ((title, _), body) in enumerate(zip(sections, bodies)):
         if n % 2 == 0 and body.endswith("."):  # a reference before the paragraph's last full stop
             body = body[:-1] + reference(idx * 10 + n, rng) + "."
         parts.append(f"== {title} ==\n{body}")
@@ -140,11 +223,12 @@ def all_pages() -> list[tuple[int, str, str, bool]]:
     """(ns, title, wikitext, is_redirect) for every page, in dump order."""
     pages = []
     idx = 0
+    seen: dict = {}     # every shared sentence -> the page that has it
     for kind, rows, pool in (("city", CITIES, CITY_SECTIONS), ("nature", NATURE, NATURE_SECTIONS),
                              ("person", PERSONS, PERSON_SECTIONS), ("thing", THINGS, THING_SECTIONS)):
         for name, facts, lead, special in rows:
             idx += 1
-            pages.append((0, name, article(idx, kind, name, facts, lead, special, pool), False))
+            pages.append((0, name, article(idx, kind, name, facts, lead, special, pool, seen), False))
             if idx == 3:  # pages of other namespaces in between, as in real dumps
                 pages.append((10, "Sablon:Település infobox",
                               "<includeonly>{| class=\"infobox\"\n|+ {{{név}}}\n|-\n| Ország || {{{ország|Magyarország}}}\n|}</includeonly><noinclude>\nA sablon városok adatait jeleníti meg.\n[[Kategória:Infobox sablonok]]\n</noinclude>\n", False))

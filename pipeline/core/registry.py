@@ -6,11 +6,12 @@ holds a click `command` and the Python function behind it), the folder it writes
 DATA_DIR/LANG/ (None where the name depends on options, as encode's hdf5_... folders do), the
 stages whose finished output it reads, and the optional outputs it also reads when they are
 there. The order is the order `pipeline run` follows: every stage after what it reads, so
-shard runs before vocab, whose quality report is measured on the test shards.
+shard runs before vocab, whose quality report is measured on the test shards; the probe, which
+only evaluates models, comes last, after the data the trainer needs.
 
 Usage:
     stage_dir(data_dir, "hu", "split")      # DATA_DIR/hu/sentences
-    [s.name for s in pipeline_stages()]     # download ... encode, the order of `pipeline run`
+    [s.name for s in pipeline_stages()]     # download ... encode, probe: the order of `pipeline run`
 """
 from __future__ import annotations
 
@@ -46,6 +47,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("vocab", "vocab", ("filter",), also_reads=("shard",),
           summary="WordPiece vocab.txt and its quality report"),
     Stage("encode", None, ("shard", "vocab"), summary="static-masked instances in NVIDIA's HDF5"),
+    Stage("probe", "probe", ("extract", "split", "shard"),
+          summary="a tagging task from the dump's own links (train/dev/test.conll)"),
     Stage("inspect", None, ("encode",), in_run=False, summary="decoded instances of an HDF5 file"),
     Stage("run", None, in_run=False, summary="every stage in order, then the report (make corpus)"),
     Stage("report", None, in_run=False,

@@ -1,25 +1,143 @@
-"""What a stage shows on the terminal: a quiet tqdm bar on long work and one summary line.
+"""What a stage shows on the terminal: a progress bar on long work and one summary line.
 
 Usage:
     for item in progress(items, desc="format", unit="file"): ...
+    with progress(total=n_bytes, unit="B", unit_scale=True, desc="extract") as bar: bar.update(k)
     report("format", {"documents": 40, "output_bytes": 120_000})   # "format: documents 40; output 120.0 KB"
+
+On a terminal the bar is tqdm's. When stderr is a file or a pipe (`make corpus > log 2>&1`, a
+cluster job's log) a bar's carriage-return redraws would fill the log with fragments, so the
+same calls print a plain line instead, at most every `--progress-every` seconds (default 30,
+or $WIKI2BERT_PROGRESS_EVERY) and once more at the end of work that printed one:
+    extract: 120.0 MB/353.0 MB (34%), 40 s, about 1 min 18 s left
 """
 from __future__ import annotations
 
 import logging
+import os
+import sys
+import time
 
 log = logging.getLogger("pipeline")
 
+PROGRESS_EVERY_ENV = "WIKI2BERT_PROGRESS_EVERY"
+DEFAULT_PROGRESS_EVERY = 30.0
+_progress_every: float | None = None  # set by `pipeline --progress-every`
+
+
+def set_progress_every(seconds: float | None) -> None:
+    """Seconds between two plain progress lines (None: $WIKI2BERT_PROGRESS_EVERY, else 30)."""
+    global _progress_every
+    _progress_every = seconds
+
+
+def progress_every() -> float:
+    if _progress_every is not None:
+        return _progress_every
+    try:
+        return float(os.environ.get(PROGRESS_EVERY_ENV, DEFAULT_PROGRESS_EVERY))
+    except ValueError:
+        return DEFAULT_PROGRESS_EVERY
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
+
 
 def progress(iterable=None, **kwargs):
-    """A tqdm bar on stderr that stays quiet under `pipeline -q` (logging above INFO)."""
-    from tqdm import tqdm
-
+    """A bar on stderr (tqdm's on a terminal, plain lines otherwise) that stays quiet under
+    `pipeline -q` (logging above INFO) and with TQDM_DISABLE=1."""
     quiet = not log.isEnabledFor(logging.INFO)
     kwargs["disable"] = kwargs.get("disable", False) or quiet
+    if not _stderr_is_terminal():
+        return PlainProgress(iterable, **kwargs)
+    from tqdm import tqdm
+
     kwargs.setdefault("leave", False)
     kwargs.setdefault("dynamic_ncols", True)
     return tqdm(iterable, **kwargs)
+
+
+def duration(seconds: float) -> str:
+    """40 s, 12 min 05 s, 2 h 03 min."""
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+class PlainProgress:
+    """tqdm's interface as the stages use it (`update`, `n`, `with`, iteration, `close`) for a
+    stderr that is no terminal: one plain line (no carriage return) at most every `every`
+    seconds, and a last one at the end if any was printed. An error ends it silently."""
+
+    def __init__(self, iterable=None, total=None, desc=None, unit="it", unit_scale=False,
+                 initial=0, disable=False, every: float | None = None, **_tqdm_only):
+        if total is None and iterable is not None and hasattr(iterable, "__len__"):
+            total = len(iterable)
+        self.iterable, self.total, self.desc = iterable, total, desc or "progress"
+        self.unit, self.n = unit, initial   # unit "B": sizes in KB/MB/GB (tqdm's unit_scale)
+        self.disable = disable or os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes")
+        self.every = progress_every() if every is None else every
+        self.started = self.last = time.monotonic()
+        self.shown: float | None = None  # the count the last line showed
+        self.closed = False
+
+    def _amount(self, n) -> str:
+        if self.unit == "B":
+            return human_bytes(n)
+        return f"{int(n):,}"
+
+    def line(self, now: float | None = None) -> str:
+        elapsed = (time.monotonic() if now is None else now) - self.started
+        unit = "" if self.unit == "B" else f" {self.unit}s"
+        if self.total:
+            text = (f"{self.desc}: {self._amount(self.n)}/{self._amount(self.total)}{unit} "
+                    f"({100 * self.n / self.total:.0f}%), {duration(elapsed)}")
+            if 0 < self.n < self.total:
+                text += f", about {duration(elapsed * (self.total - self.n) / self.n)} left"
+            return text
+        return f"{self.desc}: {self._amount(self.n)}{unit}, {duration(elapsed)}"
+
+    def _show(self, now: float) -> None:
+        log.info("%s", self.line(now))
+        self.last, self.shown = now, self.n
+
+    def update(self, n: float = 1) -> None:
+        self.n += n
+        if self.disable:
+            return
+        now = time.monotonic()
+        if now - self.last >= self.every and self.n != self.shown:
+            self._show(now)
+
+    def close(self, finished: bool = True) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if not self.disable and finished and self.shown is not None and self.shown != self.n:
+            self._show(time.monotonic())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(finished=exc_type is None)
+
+    def __iter__(self):
+        finished = False
+        try:
+            for item in self.iterable:
+                yield item
+                self.update()
+            finished = True
+        finally:
+            self.close(finished)
 
 
 def human_bytes(n: float) -> str:

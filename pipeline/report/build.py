@@ -1,7 +1,8 @@
 """The whole report: every section in order, written as DATA_DIR/LANG/report.html.
 
 Usage:
-    path = write_report(Path("data/uk"), "uk", runs=[Path("runs/uk_p1")])
+    path = write_report(Path("data/uk"), "uk", runs=[Path("runs/uk_p1")],
+                        downstream=[Path("elsewhere/results.json")])
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from pipeline.core.atomic import atomic_open
 
 from .corpus import quality_section
+from .downstream import downstream_section
 from .funnel import funnel_section
 from .hdf5 import hdf5_section
 from .inputs import ReportInputs
@@ -22,8 +24,9 @@ from .vocabulary import vocab_section
 REPORT_FILE = "report.html"
 
 
-def build_report(lang_dir: Path, lang: str, runs=()) -> tuple[str, list[str]]:
-    """(the page's HTML, its warnings)."""
+def build_report(lang_dir: Path, lang: str, runs=(), downstream=()) -> tuple[str, list[str]]:
+    """(the page's HTML, its warnings); `downstream`: results.json files or their folders
+    besides each run's downstream/."""
     data = ReportInputs.of(lang_dir)
     sections = [
         funnel_section(data),
@@ -32,15 +35,17 @@ def build_report(lang_dir: Path, lang: str, runs=()) -> tuple[str, list[str]]:
         vocab_section(data, lang),
         hdf5_section(data.encodings, lang),
         training_section([Path(r) for r in runs]),
+        downstream_section([Path(r) for r in runs], [Path(d) for d in downstream]),
     ]
     subtitle = f"{lang_dir.resolve()} · written {time.strftime('%Y-%m-%d %H:%M')}"
     page = render_page(f"wiki2bert report: {lang}", subtitle, sections, lang)
     return page, [f"{s.id}: {w}" for s in sections for w in s.warnings]
 
 
-def write_report(lang_dir: Path, lang: str, runs=(), output: Path | None = None) -> tuple[Path, list[str]]:
+def write_report(lang_dir: Path, lang: str, runs=(), output: Path | None = None,
+                 downstream=()) -> tuple[Path, list[str]]:
     """Write the page atomically (to `output`, default LANG_DIR/report.html); (path, warnings)."""
-    page, warnings = build_report(lang_dir, lang, runs)
+    page, warnings = build_report(lang_dir, lang, runs, downstream)
     path = Path(output) if output is not None else Path(lang_dir) / REPORT_FILE
     with atomic_open(path) as fh:
         fh.write(page)

@@ -8,6 +8,7 @@ Usage:
     img = bar_chart(["extract", "filter"], [1000, 280], title="documents", bad=[False, True])
     img = histogram(values, bins=40, title="words per sentence", xlabel="words")
     img = line_chart({"loss": (steps, losses)}, title="loss", xlabel="step")
+    img = score_chart(steps, means, sds, title="probe", ylabel="f1", baseline=("random", .4, .02))
 """
 from __future__ import annotations
 
@@ -131,5 +132,29 @@ def line_chart(series: Mapping[str, tuple[Sequence[float], Sequence[float]]], ti
     ax.set_ylabel(ylabel)
     if len(series) + len(points or {}) > 1:
         ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return to_img(fig, title)
+
+
+def score_chart(steps: Sequence[float], means: Sequence[float], sds: Sequence[float], title: str,
+                ylabel: str, xlabel: str = "pretraining step",
+                baseline: tuple[str, float, float] | None = None,
+                reference: tuple[str, float] | None = None) -> str:
+    """A score against steps with error bars (sd); `baseline` (label, mean, sd): a grey
+    horizontal line with its ±sd band; `reference` (label, value): a dotted blue line."""
+    fig, ax = _figure()
+    ax.errorbar(steps, means, yerr=sds, fmt="o-", color=BLUE, capsize=3, markersize=4,
+                linewidth=1.2, label="checkpoints (mean ± sd over seeds)")
+    if reference is not None:
+        ax.axhline(reference[1], color=BLUE, linestyle=":", linewidth=1, label=reference[0])
+    if baseline is not None:
+        label, mean, sd = baseline
+        ax.axhline(mean, color=GREY, linestyle="--", linewidth=1.2, label=label)
+        if sd:
+            ax.axhspan(mean - sd, mean + sd, color=GREY, alpha=0.2, linewidth=0)
+    ax.set_title(title, fontsize=11)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return to_img(fig, title)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-SECTION_IDS = ("funnel", "rejections", "quality", "vocab", "hdf5", "training")
+SECTION_IDS = ("funnel", "rejections", "quality", "vocab", "hdf5", "training", "downstream")
 
 STYLE = """
 body { font-family: "Noto Sans", "DejaVu Sans", sans-serif; margin: 0 auto; max-width: 1100px;
@@ -33,6 +33,7 @@ img { max-width: 100%; display: block; margin: .6em 0; }
 td:last-child { overflow-wrap: anywhere; }
 .sample li { margin: .2em 0; } .piece { border-right: 1px solid #999; padding: 0 2px; }
 .note { color: #555; font-size: 14px; }
+summary { cursor: pointer; color: #555; font-size: 14px; }
 """
 
 

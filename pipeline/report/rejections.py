@@ -15,6 +15,7 @@ from .page import Section, esc, num, percent, table, text_list
 
 REJECTIONS = "rejections.json"   # written by the filter stage beside its output
 REASON_LIMIT = 0.10              # one rule rejecting more than this share of documents is unusual
+ALPHABET_SHOWN = 200             # characters of a learned alphabet shown before the rest is folded
 
 
 def rejections_section(data: ReportInputs, lang: str) -> Section:
@@ -54,6 +55,20 @@ def rejections_section(data: ReportInputs, lang: str) -> Section:
     if len(rows) > 1:
         sec.add("<h3>Thresholds</h3>", table(rows, numeric={1}))
     if rej.get("alphabet"):
-        sec.add(f'<p>Alphabet ({esc(rej.get("alphabet_source", ""))}): '
-                f'<span lang="{esc(lang)}">{esc(rej["alphabet"])}</span></p>')
+        sec.add(alphabet_html(rej["alphabet"], rej.get("alphabet_source", ""), lang))
     return sec
+
+
+def alphabet_html(alphabet: str, source: str, lang: str, shown: int = ALPHABET_SHOWN) -> str:
+    """The alphabet in a paragraph; a long one (Japanese: thousands of characters) shows its
+    first `shown` characters, says how many more there are, and folds the whole of it into a
+    collapsed <details>."""
+    text = f' lang="{esc(lang)}"'
+    head = f"<p>Alphabet ({esc(source)}): "
+    if len(alphabet) <= shown:
+        return f"{head}<span{text}>{esc(alphabet)}</span></p>"
+    more = len(alphabet) - shown
+    return (f"{head}<span{text}>{esc(alphabet[:shown])}</span> … and {more:,} more "
+            f"({len(alphabet):,} in all)</p>\n<details><summary>The whole alphabet "
+            f"({len(alphabet):,} characters)</summary><p class=\"sample\"{text}>{esc(alphabet)}</p>"
+            "</details>")

@@ -18,9 +18,14 @@ file with an HTTP Range request; the finished file is checked against the publis
 and removed if it does not match.
 
 `--dump PATH` takes a local file instead (.xml, .bz2, .xz, .gz): it is checked (readable,
-compression intact at its start, a <mediawiki> root) and its absolute path is recorded in the
-manifest; nothing is copied or linked, so a multi-GB dump costs no disk space twice. The index
+compression intact at its start, a <mediawiki> root, the wiki of --lang) and its absolute path
+is recorded in the manifest; nothing is copied or linked, so a multi-GB dump costs no disk space twice. The index
 of a local multistream dump is `--index PATH`, or found beside it by its published name.
+
+--lang must be the wiki of the dump: a local dump's <siteinfo> names its wiki (<dbname>hywiki),
+and a mismatch is refused in one line that names the right code; a code is otherwise checked
+against the list of Wikipedias (pipeline/text/wikipedias.txt). `--allow-unknown-lang` skips
+both checks, for a wiki that is not on the list.
 
 The server is https://dumps.wikimedia.org unless --base-url or WIKI2BERT_DUMPS_URL names a
 mirror (the tests use a local server).
@@ -45,8 +50,15 @@ from pipeline.core.options import force_option
 from pipeline.core.registry import stage_dir, validate_lang
 from pipeline.core.report import progress, report
 from pipeline.core.runner import StageRun
-from pipeline.text.dump import check_dump
+from pipeline.text.dump import check_dump, dump_siteinfo
 from pipeline.text.multistream import find_index
+from pipeline.text.wikipedias import (
+    LIST_FILE,
+    code_of_dbname,
+    is_wikipedia,
+    same_wiki,
+    wiki_dbname,
+)
 
 DEFAULT_BASE_URL = "https://dumps.wikimedia.org"
 BASE_URL_ENV = "WIKI2BERT_DUMPS_URL"
@@ -64,8 +76,30 @@ def index_name(lang: str, date: str) -> str:
 
 
 def wiki_db(lang: str) -> str:
-    """The dump's database name: zh-min-nan -> zh_min_nanwiki."""
-    return lang.replace("-", "_") + "wiki"
+    """The dump's database name: zh-min-nan -> zh_min_nanwiki, be-tarask -> be_x_oldwiki."""
+    return wiki_dbname(lang)
+
+
+ALLOW_UNKNOWN = "--allow-unknown-lang"
+
+
+def check_wiki(lang: str, dump: Path | None = None) -> None:
+    """StageError unless `lang` is the wiki of the local `dump` (its <siteinfo> <dbname>), or,
+    where that says nothing (no dump, no dbname), a code on the list of Wikipedias."""
+    dbname = dump_siteinfo(dump).dbname if dump is not None else ""
+    if dbname:
+        if same_wiki(lang, dbname):
+            return
+        code = code_of_dbname(dbname)
+        fix = (f"use --lang {code}, or pass {ALLOW_UNKNOWN} to keep --lang {lang}" if code
+               else f"pass {ALLOW_UNKNOWN} if this is the dump you mean")
+        raise StageError(f"--lang {lang} does not match the dump: {dump} is the dump of {dbname} "
+                         f"(the <dbname> of its <siteinfo>), not {wiki_db(lang)}: {fix}")
+    if not is_wikipedia(lang):
+        raise StageError(f"--lang {lang} is not the code of a Wikipedia (pipeline/text/{LIST_FILE.name} "
+                         "lists them, from meta.wikimedia.org/wiki/List_of_Wikipedias): check the code "
+                         f"(hu, uk, zh-min-nan, simple, ...), or pass {ALLOW_UNKNOWN} for a wiki "
+                         "that is not on the list")
 
 
 def check_date(date: str) -> str:
@@ -175,16 +209,19 @@ def fetch(url: str, part: Path, algo: str) -> str:
 
 def download(*, data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
              date: str = "latest", dump=None, base_url: str | None = None, index=None,
-             multistream: bool = True) -> dict:
+             multistream: bool = True, allow_unknown_lang: bool = False) -> dict:
     """Download (or accept with `dump=`) the dump of `lang`; see the module docstring."""
     validate_lang(lang)
     if input is not None and dump is not None and Path(input) != Path(dump):
         raise StageError("give the local dump once: --dump PATH (or --input PATH), not both")
-    dump = dump if dump is not None else input
+    dump = None if dump is None and input is None else Path(dump if dump is not None else input)
+    kind = check_dump(dump) if dump is not None else None  # a missing or broken file says so first
+    if not allow_unknown_lang:
+        check_wiki(lang, dump)
     out = Path(output) if output is not None else stage_dir(data_dir, lang, "download")
     started = time.time()
     if dump is not None:
-        return _accept_local(Path(dump), None if index is None else Path(index), out, force, started)
+        return _accept_local(dump, kind, None if index is None else Path(index), out, force, started)
     if index is not None:
         raise StageError("--index goes with a local --dump; a downloaded multistream dump comes "
                          "with its own index")
@@ -239,8 +276,8 @@ def _fetch_verified(url: str, target: Path, algo: str, expected: str) -> None:
         fh.write(f"{expected}  {target.name}\n")
 
 
-def _accept_local(path: Path, index: Path | None, out: Path, force: bool, started: float) -> dict:
-    kind = check_dump(path)
+def _accept_local(path: Path, kind: str, index: Path | None, out: Path, force: bool,
+                  started: float) -> dict:
     path = path.resolve()
     if index is not None and not index.is_file():
         raise StageError(f"index {index} does not exist: give the dump's -multistream-index.txt.bz2, "
@@ -277,12 +314,16 @@ def _accept_local(path: Path, index: Path | None, out: Path, force: bool, starte
                    "or the single-stream one.")
 @click.option("--base-url", default=None, metavar="URL",
               help=f"Dump server or mirror [default: ${BASE_URL_ENV} or {DEFAULT_BASE_URL}].")
+@click.option(ALLOW_UNKNOWN, "allow_unknown_lang", is_flag=True,
+              help="Take --lang as it is: no check against the dump's <siteinfo> nor the list of "
+                   "Wikipedias (for a wiki that is not on the list).")
 @force_option
 @click.pass_obj
-def command(g, date, dump, input, output, index, multistream, base_url, force):
+def command(g, date, dump, input, output, index, multistream, base_url, force, allow_unknown_lang):
     """Download the --lang Wikipedia dump (resumable, checksum-verified), or take --dump PATH.
 
     No network? Pass a local dump with --dump PATH.
     """
     download(**g.kwargs(), date=date, dump=dump, input=input, output=output, base_url=base_url,
-             force=force, index=index, multistream=multistream)
+             force=force, index=index, multistream=multistream,
+             allow_unknown_lang=allow_unknown_lang)

@@ -227,12 +227,14 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
 @click.option("--max-seq", type=int, default=128, show_default=True, help="Sequence length L.")
 @click.option("--max-pred", type=int, default=20, show_default=True,
               help="Most masked positions per instance P.")
-@click.option("--masked-lm-prob", type=float, default=MASKED_LM_PROB, show_default=True)
+@click.option("--masked-lm-prob", type=float, default=MASKED_LM_PROB, show_default=True,
+              help="Share of the tokens masked in each instance (at most --max-pred).")
 @click.option("--dupe-factor", type=int, default=DUPE_FACTOR, show_default=True,
               help="Passes over the documents, each with new masks and pairs.")
 @click.option("--short-seq-prob", type=float, default=SHORT_SEQ_PROB, show_default=True,
               help="Share of instances with a shorter random target length.")
-@click.option("--seed", type=click.IntRange(min=0), default=RANDOM_SEED, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=RANDOM_SEED, show_default=True,
+              help="Seed of pairs and masks (with each shard's name: the same bytes for any --workers).")
 @click.option("--whole-word-masking", is_flag=True, help="Mask all pieces of a word together.")
 @force_option
 @click.pass_obj

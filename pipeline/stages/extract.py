@@ -7,8 +7,11 @@ Usage:
     extract(data_dir="data", lang="hu", workers=2)     # the same from Python; returns the summary
 
 Reads a dump (.xml, .bz2, .xz, .gz; truncated dumps too) and writes wikiextractor's JSON-lines
-layout, `AA/wiki_00`, `AA/wiki_01`, ... one {"id", "revid", "url", "title", "text"} object per
-article, where text holds one paragraph per line and section headings as lines starting "## ".
+layout, `AA/wiki_00`, `AA/wiki_01`, ... one {"id", "revid", "url", "title", "text", "links"}
+object per article, where text holds one paragraph per line and section headings as lines
+starting "## ", and links lists the article's internal links that reach the text as
+[start, end, target] (character offsets into text, the linked page's title; for the probe
+stage; pipeline/text/links.py).
 
 Kept: namespace-0 pages that are not redirects. Dropped and counted by reason: other
 namespaces, redirects, pages whose text is empty after cleaning, and pages wikiextractor fails

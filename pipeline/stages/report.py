@@ -3,11 +3,14 @@
 Usage:
     pipeline --lang uk report                                # -> data/uk/report.html
     pipeline --lang uk report --run runs/uk_p1 --run runs/uk_p2
+    pipeline --lang uk report --run runs/uk_p1 --downstream runs/uk_p1_pos/results.json
     write_report_stage(data_dir="data", lang="uk", runs=["runs/uk_p1"])   # from Python
 
 Reads the finished stages' manifests under DATA_DIR/LANG/ and bounded samples of their outputs
 (it never changes them) and writes DATA_DIR/LANG/report.html: self-contained (pictures inline,
-no network), sections with stable ids: funnel, rejections, quality, vocab, hdf5, training.
+no network), sections with stable ids: funnel, rejections, quality, vocab, hdf5, training,
+downstream (the probe scores of a run's checkpoints after fine-tuning: RUN_DIR/downstream/
+results.json, as the fine-tuning CLI writes it, and the results.json given with --downstream).
 Where a stage lost an unusual share of its input, the page (and this command) says so in red.
 `pipeline run` ends with this stage. The page is rewritten each time (it takes seconds).
 """
@@ -24,8 +27,9 @@ from pipeline.core.registry import lang_dir
 log = logging.getLogger("pipeline")
 
 
-def write_report_stage(data_dir="data", lang="hu", runs=(), output=None) -> Path:
-    """Write the report of DATA_DIR/LANG (plus trainer output dirs `runs`); return its path."""
+def write_report_stage(data_dir="data", lang="hu", runs=(), output=None, downstream=()) -> Path:
+    """Write the report of DATA_DIR/LANG (plus trainer output dirs `runs` and fine-tuning
+    results.json files or their folders `downstream`); return its path."""
     from pipeline.report.build import write_report   # matplotlib loads only for a report
 
     folder = lang_dir(data_dir, lang)
@@ -35,7 +39,11 @@ def write_report_stage(data_dir="data", lang="hu", runs=(), output=None) -> Path
     for run in runs:
         if not Path(run).is_dir():
             raise StageError(f"--run {run} is not a folder: give a trainer --output_dir")
-    path, warnings = write_report(folder, lang, runs, output)
+    for given in downstream:
+        if not Path(given).exists():
+            raise StageError(f"--downstream {given} does not exist: give a results.json of the "
+                             "fine-tuning CLI or the folder holding it")
+    path, warnings = write_report(folder, lang, runs, output, downstream)
     for w in warnings:
         log.warning("report: warning: %s", w)
     log.info("report: %s (%d warning%s)", path, len(warnings), "" if len(warnings) == 1 else "s")
@@ -44,10 +52,15 @@ def write_report_stage(data_dir="data", lang="hu", runs=(), output=None) -> Path
 
 @click.command("report")
 @click.option("--run", "runs", multiple=True, type=click.Path(file_okay=False, path_type=Path),
-              help="A trainer --output_dir whose curves to show; repeat for several.")
+              help="A trainer --output_dir whose curves (and downstream/results.json) to show; "
+                   "repeat for several.")
+@click.option("--downstream", multiple=True, type=click.Path(path_type=Path),
+              help="A fine-tuning results.json, or the folder holding it, to show beside the "
+                   "runs' own; repeat for several.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The HTML file [default: DATA_DIR/LANG/report.html].")
 @click.pass_obj
-def command(g, runs, output):
+def command(g, runs, output, downstream):
     """Write report.html: what each stage kept and lost, with pictures, in one page."""
-    write_report_stage(data_dir=g.data_dir, lang=g.lang, runs=runs, output=output)
+    write_report_stage(data_dir=g.data_dir, lang=g.lang, runs=runs, output=output,
+                       downstream=downstream)

@@ -40,23 +40,30 @@ RUN_HELP = (f"Run {', '.join(s.name for s in pipeline_stages())} in order, then 
 @click.command("run", help=RUN_HELP)
 @click.option("--dump", type=click.Path(dir_okay=False), default=None,
               help="A local dump file instead of downloading one.")
-@click.option("--date", default="latest", show_default=True, help="Dump date to download.")
-@click.option("--vocab-size", type=click.IntRange(min=200), default=32000, show_default=True)
+@click.option("--date", default="latest", show_default=True,
+              help="Dump date to download (YYYYMMDD or 'latest').")
+@click.option("--allow-unknown-lang", is_flag=True,
+              help="Take --lang as it is (download's check against the dump's <siteinfo> and the "
+                   "list of Wikipedias is skipped): for a wiki that is not on the list.")
+@click.option("--vocab-size", type=click.IntRange(min=200), default=32000, show_default=True,
+              help="Lines of vocab.txt, special tokens included (the vocab stage).")
 @click.option("--num-shards", type=click.IntRange(min=1), default=None,
               help="Training shards [default: the shard stage's].")
 @click.option("--encode", "encode_settings", multiple=True, default=("128/20", "512/80"),
               show_default=True, callback=parse_encode_setting,
               help="SEQ/PRED of an HDF5 set to write; repeat for several.")
-@click.option("--dupe-factor", type=click.IntRange(min=1), default=DUPE_FACTOR, show_default=True)
+@click.option("--dupe-factor", type=click.IntRange(min=1), default=DUPE_FACTOR, show_default=True,
+              help="Passes over the documents, each with new masks and pairs (encode).")
 @click.option("--no-encode", is_flag=True, help="Skip the encode stage (stop after the vocab).")
 @click.option("--force", is_flag=True, help="Redo every stage from scratch, even finished ones.")
 @click.pass_context
-def command(ctx, dump, date, vocab_size, num_shards, encode_settings, dupe_factor, no_encode, force):
+def command(ctx, dump, date, allow_unknown_lang, vocab_size, num_shards, encode_settings, dupe_factor,
+            no_encode, force):
     group = ctx.parent.command
     started = time.time()
     # Options of `run` that belong to one stage; the order of the stages is the registry's.
     stage_options = {
-        "download": {"dump": dump, "date": date},
+        "download": {"dump": dump, "date": date, "allow_unknown_lang": allow_unknown_lang},
         "shard": {"num_shards": num_shards} if num_shards else {},
         "vocab": {"vocab_size": vocab_size},
     }

@@ -300,13 +300,15 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
               help="Output folder [default: DATA_DIR/LANG/vocab].")
 @click.option("--vocab-size", type=click.IntRange(min=NUM_SPECIALS + 100), default=32000,
               show_default=True, help="Lines of vocab.txt, special tokens included.")
-@click.option("--model-type", type=click.Choice(MODEL_TYPES), default="bpe", show_default=True)
+@click.option("--model-type", type=click.Choice(MODEL_TYPES), default="bpe", show_default=True,
+              help="sentencepiece's algorithm; either becomes a WordPiece vocab.txt.")
 @click.option("--input-sentence-size", type=click.IntRange(min=1), default=DEFAULT_INPUT_SENTENCES,
               show_default=True, help="Sentences in the seeded training sample.")
 @click.option("--character-coverage", type=click.FloatRange(0, 1, min_open=True),
               default=0.9999, show_default=True,
               help="sentencepiece's coverage; rarer characters still get c and ##c.")
-@click.option("--seed", type=int, default=12345, show_default=True)
+@click.option("--seed", type=int, default=12345, show_default=True,
+              help="Seed of the training sample and of the held-out sentences.")
 @click.option("--lower-case", is_flag=True, help="Lower-case the text (accents are kept).")
 @click.option("--strip-accents", is_flag=True,
               help="Strip accents (with or without --lower-case), as BERT's normaliser does.")

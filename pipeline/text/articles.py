@@ -22,6 +22,7 @@ from typing import Iterator
 from pipeline.core.atomic import atomic_open
 from pipeline.core.errors import StageError
 
+from .links import clean_with_links, mark_links
 from .wikitext import WikitextRewriter
 
 # Canonical (English) namespace names, valid on every wiki besides the local names.
@@ -65,8 +66,10 @@ def _rewriter(drop_prefixes: frozenset, template_prefix: str) -> WikitextRewrite
 
 def article_record(pid, revid, title: str, text: str, urlbase: str, template_prefix: str,
                    known: set[str], drop_prefixes: frozenset = frozenset()) -> dict | None:
-    """One page's wikitext -> its extract record {"id", "revid", "url", "title", "text"}, or None
-    when no paragraph is left. Raises whatever wikiextractor raises on a pathological page.
+    """One page's wikitext -> its extract record {"id", "revid", "url", "title", "text", "links"},
+    or None when no paragraph is left. Raises whatever wikiextractor raises on a pathological
+    page. "links": [[start, end, target], ...], character offsets into "text" of the labels of
+    the page's article links (pipeline/text/links.py).
 
     Inline templates, colon links and emphasis are rewritten first (pipeline/text/wikitext.py),
     `drop_prefixes` being the wiki's file and category namespace names (dropped_link_prefixes)."""
@@ -75,12 +78,12 @@ def article_record(pid, revid, title: str, text: str, urlbase: str, template_pre
     text = _rewriter(frozenset(drop_prefixes), template_prefix)(text)
     extractor = Extractor(pid, revid, urlbase, title, [text], templatePrefix=template_prefix,
                           knownNamespaces=known, keepSections=True)
-    paragraphs = extractor.clean_text(text, mark_headers=True, expand_templates=False,
-                                      html_safe=False)
+    paragraphs, links = clean_with_links(extractor, text, *mark_links(text))
     if not any(p.strip() and not p.startswith("## ") for p in paragraphs):
         return None
     body = "\n".join(p for p in paragraphs if p.strip())
-    return {"id": pid, "revid": revid, "url": extractor.url, "title": title, "text": body}
+    return {"id": pid, "revid": revid, "url": extractor.url, "title": title, "text": body,
+            "links": links}
 
 
 def extract_pages(job: tuple) -> dict:

@@ -5,6 +5,7 @@ Usage:
     clean_paragraph("{| class=wikitable")                    -> None (dropped)
     format_article(["Lead.", "## History", "More."])         -> ["Lead.", "More."]
     format_article(paragraphs, dropped=Counter())            # counts why paragraphs went
+    clean_paragraphs(paragraphs)                             # [(index, cleaned), ...]
 
 wikiextractor leaves residue when markup is unbalanced or nested oddly: stray `{{`/`}}` and
 `[[`/`]]`, table rows, `<ref>` and other tags, HTML entities, the `formula_1`/`codice_2`
@@ -166,6 +167,11 @@ def without_lead_in(text: str) -> str | None:
 def format_article(paragraphs: list[str], dropped: Counter | None = None) -> list[str]:
     """Clean paragraphs of one article; headings ("## ..." lines) dropped; `dropped` counts the
     paragraphs that went, by reason."""
+    return [cleaned for _i, cleaned in clean_paragraphs(paragraphs, dropped)]
+
+
+def clean_paragraphs(paragraphs: list[str], dropped: Counter | None = None) -> list[tuple[int, str]]:
+    """format_article's paragraphs, each with its index in `paragraphs`."""
     out = []
     for i, p in enumerate(paragraphs):
         if p.startswith("## "):
@@ -173,5 +179,13 @@ def format_article(paragraphs: list[str], dropped: Counter | None = None) -> lis
         nxt = paragraphs[i + 1].lstrip() if i + 1 < len(paragraphs) else ""
         cleaned = clean_paragraph(p, dropped, before_quote=nxt[:1] in QUOTE_OPENERS and nxt[:1] != "")
         if cleaned:
-            out.append(cleaned)
+            out.append((i, cleaned))
     return out
+
+
+def clean_fragment(text: str) -> str:
+    """A piece of a paragraph (a link's label) as clean_paragraph leaves such text: entities,
+    control characters, runs of whitespace, NFC, Cyrillic stress marks."""
+    text = _CONTROL.sub("", html.unescape(html.unescape(text))) if "&" in text else _CONTROL.sub("", text)
+    text = unicodedata.normalize("NFC", " ".join(text.split()))
+    return _CYRILLIC_STRESS.sub("", text) if "\u0301" in text else text

@@ -300,6 +300,33 @@ def siteinfo_of(header_xml: bytes) -> SiteInfo:
     return SiteInfo()
 
 
+def dump_siteinfo(path: str | os.PathLike, max_bytes: int = 4 << 20) -> SiteInfo:
+    """The <siteinfo> at the start of a dump (read up to `max_bytes` of XML; an empty SiteInfo
+    if there is none there). For a dump that check_dump accepted."""
+    stream, raw = open_dump(path)
+    parser = ET.XMLPullParser(events=("end",))
+    read = 0
+    try:
+        while read < max_bytes:
+            block = stream.read1(CHUNK) if hasattr(stream, "read1") else stream.read(CHUNK)
+            if not block:
+                break
+            read += len(block)
+            parser.feed(block)
+            for _event, elem in parser.read_events():
+                name = _local(elem.tag)
+                if name == "siteinfo":
+                    return read_siteinfo(elem)
+                if name == "page":  # past the header
+                    return SiteInfo()
+    except (EOFError, ET.ParseError, *CORRUPT_ERRORS):
+        pass  # a cut or broken start: extract says what is wrong
+    finally:
+        stream.close()
+        raw.close()
+    return SiteInfo()
+
+
 def read_page(elem) -> Page | None:
     fields = {"id": "", "revid": "", "ns": "", "title": "", "text": ""}
     redirect = False

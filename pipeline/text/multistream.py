@@ -203,14 +203,15 @@ def _first_stream(fh, start: int, end: int) -> int | None:
 
 
 def _decodes(fh, offset: int) -> bool:
-    """Decompressing from `offset` gives data (a whole first block, its CRC checked)."""
+    """Decompressing from `offset` gives data (a whole first block, its CRC checked), or the
+    file ends before any error: a stream cut short is a truncated dump, not a corrupt one."""
     fh.seek(offset)
     dec = bz2.BZ2Decompressor()
     try:
         while not dec.eof:
             block = fh.read(64 * 1024)
             if not block:
-                return False
+                return True
             if dec.decompress(block, max_length=1):
                 return True
         return True

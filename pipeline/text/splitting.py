@@ -7,10 +7,12 @@ Usage:
     kind = resolve_splitter("hu", "auto")                    # "quntoken"
     learned = learn_abbreviations(sample_text)               # pipeline/text/abbreviations.py
     text, n_docs, n_sentences = split_text(formatted_text, "hu", kind, learned=learned)
+    split_lines(formatted_text, "uk", "rules", learned=learned)   # [[sentence, ...] per line]
 """
 from __future__ import annotations
 
 import logging
+from functools import lru_cache
 
 from pipeline.core.errors import StageError
 
@@ -30,6 +32,28 @@ def resolve_splitter(lang: str, splitter: str) -> str:
     return splitter
 
 
+def split_lines(text: str, lang: str, splitter: str, name: str = "",
+                learned: frozenset[str] = frozenset()) -> list[list[str]]:
+    """The sentences of each line of `text` (a list per line, empty for a blank one), as
+    split_text cuts them."""
+    if splitter == "quntoken":
+        from .quntoken import QuntokenMisaligned, split_paragraphs
+
+        try:
+            return split_paragraphs(text)
+        except QuntokenMisaligned as exc:  # never lose text: this file gets the rules instead
+            log.warning("split: %s; %s is split with the rule-based splitter", exc, name or "a file")
+    rules = _rules(lang, frozenset(learned))
+    return [rules.split(line) for line in text.split("\n")]
+
+
+@lru_cache(maxsize=8)
+def _rules(lang: str, learned: frozenset[str]):
+    from .sentence_rules import SentenceSplitter
+
+    return SentenceSplitter.for_language(lang, learned)
+
+
 def split_text(text: str, lang: str, splitter: str, name: str = "",
                learned: frozenset[str] = frozenset()) -> tuple[str, int, int]:
     """Split formatted text (paragraph per line, blank line between documents); `learned`:
@@ -37,19 +61,7 @@ def split_text(text: str, lang: str, splitter: str, name: str = "",
 
     Returns the output text, its number of documents and of sentences.
     """
-    per_line = None
-    if splitter == "quntoken":
-        from .quntoken import QuntokenMisaligned, split_paragraphs
-
-        try:
-            per_line = split_paragraphs(text)
-        except QuntokenMisaligned as exc:  # never lose text: this file gets the rules instead
-            log.warning("split: %s; %s is split with the rule-based splitter", exc, name or "a file")
-    if per_line is None:
-        from .sentence_rules import SentenceSplitter
-
-        rules = SentenceSplitter.for_language(lang, learned)
-        per_line = [rules.split(line) for line in text.split("\n")]
+    per_line = split_lines(text, lang, splitter, name, learned)
     docs: list[list[str]] = []
     doc: list[str] = []
     for line, sentences in zip(text.split("\n"), per_line):

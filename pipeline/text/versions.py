@@ -19,7 +19,9 @@ from importlib import metadata
 # 3: format removes brackets that match nothing and keeps a lead-in before a quotation; split
 #    protects brackets that close within 1,200 characters (was 400); filter can drop lines
 #    whose brackets or quotes do not balance (--drop-unbalanced).
-RULES_VERSIONS = {"extract": 2, "format": 3, "split": 3, "filter": 3}
+# extract 3: records carry "links" (the offsets and targets of the article links in "text", for
+#    the probe stage); the text is unchanged. probe 1: the first rules of the probe.
+RULES_VERSIONS = {"extract": 3, "format": 3, "split": 3, "filter": 3, "probe": 1}
 LIBRARIES = {
     "extract": ("wikiextractor",),
     "format": (),

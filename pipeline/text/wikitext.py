@@ -178,6 +178,20 @@ _MEDIA_FILE = re.compile(r"\.(?:jpe?g|png|svg|gif|tiff?|webp|ogg|ogv|oga|webm|pd
 _SIDEBAR_LANG = re.compile(r"^[a-z]{2,3}(?:-[a-z]{2,8})*$")
 
 
+def map_unprotected(text: str, func) -> str:
+    """`text` with func() applied to each stretch outside comments, <math>, <nowiki>, ...;
+    those are left as they are."""
+    if "<" not in text:
+        return func(text)
+    out, pos = [], 0
+    for m in _PROTECTED.finditer(text):
+        out.append(func(text[pos:m.start()]))
+        out.append(m.group())
+        pos = m.end()
+    out.append(func(text[pos:]))
+    return "".join(out)
+
+
 class WikitextRewriter:
     """The three rewrites of the module docstring, for one wiki (its namespace names)."""
 
@@ -189,15 +203,7 @@ class WikitextRewriter:
         self._media_link = re.compile(r"\[\[\s*(?:" + names + r")\s*:", re.I)
 
     def __call__(self, text: str) -> str:
-        if "<" not in text:
-            return self._rewrite(text)
-        out, pos = [], 0
-        for m in _PROTECTED.finditer(text):
-            out.append(self._rewrite(text[pos:m.start()]))
-            out.append(m.group())
-            pos = m.end()
-        out.append(self._rewrite(text[pos:]))
-        return "".join(out)
+        return map_unprotected(text, self._rewrite)
 
     def _rewrite(self, text: str) -> str:
         if "[[" in text:

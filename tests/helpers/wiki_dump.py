@@ -12,10 +12,13 @@ def page_xml(page_id: int, title: str, text: str) -> str:
             f"<text xml:space=\"preserve\">{escape(text)}</text></revision></page>")
 
 
-def write_bz2_dump(path: Path, lang: str, pages: list[tuple[str, str]]) -> None:
-    """`pages`: (title, wikitext) of namespace-0 articles, ids from 1."""
+def write_bz2_dump(path: Path, lang: str, pages: list[tuple[str, str]], dbname: str | None = None) -> None:
+    """`pages`: (title, wikitext) of namespace-0 articles, ids from 1. The siteinfo's dbname is
+    the wiki's (zh-yue -> zh_yuewiki) unless given; "" leaves it out."""
+    dbname = lang.replace("-", "_") + "wiki" if dbname is None else dbname
+    db = f"<dbname>{dbname}</dbname>" if dbname else ""
     xml = (f'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="{lang}">'
-           f"<siteinfo><sitename>W</sitename><dbname>{lang}wiki</dbname>"
+           f"<siteinfo><sitename>W</sitename>{db}"
            f"<base>https://{lang}.wikipedia.org/wiki/Main</base><generator>MediaWiki 1.41</generator>"
            '<case>first-letter</case><namespaces><namespace key="0" case="first-letter" />'
            '<namespace key="14" case="first-letter">Category</namespace></namespaces></siteinfo>\n'

@@ -4,12 +4,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import cli
 
-STAGES = ["download", "extract", "format", "split", "filter", "vocab", "shard", "encode",
+STAGES = ["download", "extract", "format", "split", "filter", "vocab", "shard", "encode", "probe",
           "inspect", "run", "report", "clean"]
 
 
@@ -22,6 +23,14 @@ def test_every_stage_is_registered_and_explains_itself():
         res = runner.invoke(cli, [stage, "--help"])
         assert res.exit_code == 0, res.output
         assert "Usage: " in res.output and len(res.output.splitlines()) > 4
+
+
+def test_every_option_of_every_command_has_a_line_of_help():
+    ctx = click.Context(cli)
+    commands = [("pipeline", cli)] + [(name, cli.get_command(ctx, name)) for name in cli.list_commands(ctx)]
+    bare = [f"{name} {p.opts[0]}" for name, cmd in commands for p in cmd.params
+            if isinstance(p, click.Option) and not p.hidden and not (p.help or "").strip()]
+    assert bare == [], f"options without help: {bare}"
 
 
 @pytest.mark.parametrize("bad", ["../x", "/etc", "hu/../../x", "HU", "h", "", "hu wiki"])

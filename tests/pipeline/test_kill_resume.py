@@ -21,22 +21,9 @@ from pipeline.stages.filter import filter_documents
 from pipeline.stages.format import format_corpus
 from pipeline.stages.shard import shard
 from pipeline.stages.split import split
+from tests.helpers.kill_at_rename import KILL_AT_NTH_RENAME
 
 ROOT = Path(__file__).resolve().parents[2]
-
-KILL_AT_NTH_RENAME = r"""
-import os, signal, sys
-n, calls, real = int(sys.argv[1]), [0], os.replace
-def replace(a, b):
-    calls[0] += 1
-    if calls[0] == n:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return real(a, b)
-os.replace = replace
-from pipeline.cli import cli
-cli(sys.argv[2:], prog_name="pipeline")
-"""
-
 
 def final_bytes(out: Path) -> dict:
     """Every file of a stage's output except the manifest (it records seconds)."""

@@ -39,10 +39,11 @@ JOINER = {"ja": "", "zh": "", "th": " "}
 
 
 def numbered(sentence: str, rng: random.Random) -> str:
-    """The sentence with a year in it, so that a corpus of a few templates has distinct sentences."""
+    """The sentence with a year in it, so that a corpus of a few templates has distinct sentences;
+    the year is a link (as on a real wiki: the probe stage is made of links)."""
     words = sentence.split(" ")
     at = rng.randrange(len(words))
-    return " ".join(words[:at] + [str(rng.randint(1000, 9999))] + words[at:])
+    return " ".join(words[:at] + [f"[[{rng.randint(1000, 9999)}]]"] + words[at:])
 
 
 def write_dump(path, lang: str, n_pages: int = 30) -> None:
@@ -86,6 +87,10 @@ def test_every_stage_works_for_another_script(tmp_path, lang):
     tok = make_tokenizer(spec)
     ids = [i for s in sentences for i in tok.encode(s, add_special_tokens=False).ids]
     assert ids and spec.unk_id not in ids
+
+    # the probe: each token of a sentence as written, the linked year's token tagged
+    probe = (root / "probe" / "train.conll").read_text(encoding="utf-8")
+    assert probe.endswith("\n\n") and "B-LINK" in probe
 
     files = sorted(root.glob("hdf5_*_seq_len_128_*/*/*_training_*.hdf5"))
     assert files

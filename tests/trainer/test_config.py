@@ -20,3 +20,11 @@ def test_config_file_values_and_command_line_wins(tiny_bert_config, tmp_path):
                        "--input_dir", "d", "--output_dir", "o"])
     assert Path(args.bert_config) == ROOT / "trainer/configs/bert_base.json"
     assert args.train_batch_size * args.gradient_accumulation_steps * 8 == 65536
+
+
+def test_every_flag_of_run_pretraining_has_a_line_of_help():
+    from trainer.config import build_parser
+
+    bare = [a.option_strings[0] for a in build_parser()._actions
+            if a.option_strings and not (a.help or "").strip()]
+    assert bare == [], f"flags without help: {bare}"

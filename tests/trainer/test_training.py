@@ -50,6 +50,39 @@ def test_resume_gives_the_losses_of_an_uninterrupted_run(tiny_shards, tiny_bert_
                           **kw)) == 0
 
 
+def test_every_run_ends_with_one_eval_also_a_run_shorter_than_eval_every(tiny_shards, tiny_bert_config,
+                                                                         tmp_path):
+    from trainer.model_card import _last_records
+
+    def evals(out):
+        return [r["step"] for r in read_log(out) if "eval_loss" in r]
+
+    short = tmp_path / "short"   # max_steps below eval_every: one eval, at the last step
+    assert main(base_args(tiny_shards, tiny_bert_config, short, max_steps=4, eval_every=100)) == 0
+    assert evals(short) == [4]
+    assert _last_records(short)[1]["step"] == 4   # the model card's "last evaluation"
+    before = (short / "train_log.jsonl").read_text()
+    assert main(base_args(tiny_shards, tiny_bert_config, short, max_steps=4, eval_every=100,
+                          resume_from_checkpoint=True)) == 0   # finished: nothing is logged twice
+    assert (short / "train_log.jsonl").read_text() == before
+    # the last step on the eval_every grid: still one eval there
+    grid = tmp_path / "grid"
+    assert main(base_args(tiny_shards, tiny_bert_config, grid, max_steps=4, eval_every=2)) == 0
+    assert evals(grid) == [2, 4]
+    # a run in parts (--steps_this_run) evaluates at its last step only, as an uninterrupted run
+    parts = tmp_path / "parts"
+    assert main(base_args(tiny_shards, tiny_bert_config, parts, max_steps=4, eval_every=100,
+                          steps_this_run=2)) == 0
+    assert evals(parts) == []
+    assert main(base_args(tiny_shards, tiny_bert_config, parts, max_steps=4, eval_every=100,
+                          resume_from_checkpoint=True)) == 0
+    assert_same_run(short, parts, 4)
+    # --eval_every 0 still means no evaluation at all
+    none = tmp_path / "none"
+    assert main(base_args(tiny_shards, tiny_bert_config, none, max_steps=2, eval_every=0)) == 0
+    assert evals(none) == []
+
+
 def test_a_checkpoint_of_the_older_format_resumes_exactly(tiny_shards, tiny_bert_config, tmp_path):
     """Checkpoints written before the RNG files held tensors only (numpy's state tuple, with its
     numpy array, pickled as is) still resume, and give the uninterrupted run's losses."""

@@ -16,6 +16,7 @@ from pipeline.report.funnel import funnel_section
 from pipeline.report.inputs import ReportInputs
 from pipeline.report.page import SECTION_IDS
 from tests.helpers.browser import probe_page
+from tests.helpers.downstream_results import write_results
 
 IMG = re.compile(r'<img alt="([^"]*)" src="([^"]*)"')
 
@@ -51,13 +52,17 @@ def write_train_run(folder: Path, steps: int = 40) -> Path:
 
 @pytest.fixture(scope="module")
 def report_with_runs(sample_run, tmp_path_factory):
-    """`pipeline report --run GOOD --run EMPTY --output r.html` on the sample run: (page, EMPTY)."""
+    """`pipeline report --run GOOD --run EMPTY --downstream BAD --output r.html` on the sample
+    run, GOOD with its fine-tuning results in downstream/: (page, EMPTY)."""
     data, _ = sample_run
     tmp = tmp_path_factory.mktemp("report")
     run = write_train_run(tmp / "p1")
+    write_results(run / "downstream")
     (tmp / "empty").mkdir()
+    (tmp / "bad.json").write_text('{"task": "ner", "metric": "entity_f1"}')
     res = CliRunner().invoke(cli, ["--data-dir", str(data), "--lang", "hu", "report", "--run", str(run),
-                                   "--run", str(tmp / "empty"), "--output", str(tmp / "r.html")])
+                                   "--run", str(tmp / "empty"), "--downstream", str(tmp / "bad.json"),
+                                   "--output", str(tmp / "r.html")])
     assert res.exit_code == 0, res.output
     return tmp / "r.html", tmp / "empty"
 
@@ -91,6 +96,19 @@ def test_the_page_is_self_contained_with_every_section_and_its_pictures(sample_r
     assert "under 1,000" in found["vocab"] and "--min-test-sentences" in found["hdf5"]
 
 
+def test_the_sample_does_not_repeat_its_sentences(sample_run):
+    """The shipped sample's articles share sections but not sentences (data/sample/README.md):
+    the filter's repeated-line rule drops next to nothing and the page opens with no red line
+    about lost text."""
+    data, _ = sample_run
+    split = json.loads((data / "hu" / "sentences" / "manifest.json").read_text())["summary"]
+    flt = json.loads((data / "hu" / "filtered" / "manifest.json").read_text())["summary"]
+    assert flt["repeated_lines"] <= 0.01 * split["sentences"]
+    assert flt["output_bytes"] >= 0.97 * flt["input_bytes"]
+    page = (data / "hu" / "report.html").read_text(encoding="utf-8")
+    assert 'class="warn"' not in sections(page)["funnel"]
+
+
 def test_runs_add_their_curves_and_bad_runs_are_named(sample_run, report_with_runs, tmp_path):
     data, _ = sample_run
     page, empty = report_with_runs
@@ -101,6 +119,24 @@ def test_runs_add_their_curves_and_bad_runs_are_named(sample_run, report_with_ru
     res = CliRunner().invoke(cli, ["--data-dir", str(data), "--lang", "hu", "report", "--run",
                                    str(tmp_path / "nowhere")])
     assert res.exit_code == 1 and "--run" in res.output and "Traceback" not in res.output
+
+
+def test_a_runs_fine_tuning_results_and_a_broken_one_given_by_hand(sample_run, report_with_runs, tmp_path):
+    data, _ = sample_run
+    page, _ = report_with_runs
+    text = page.read_text(encoding="utf-8")
+    downstream = sections(text)["downstream"]
+    assert [alt for alt, _ in IMG.findall(downstream)] == [
+        "ner: entity_f1 after fine-tuning, against pretraining step"]
+    assert "<td class=num>0.610 ± 0.012</td>" in downstream and "random init" in downstream
+    # the broken file is a red line in the section and at the top, not a crash
+    assert "bad.json: not a fine-tuning results.json: &#x27;pretrained&#x27; is missing" in downstream
+    top = text[text.index('id="warnings"'):text.index("<section")]
+    assert 'href="#downstream"' in top and "bad.json" in top
+    res = CliRunner().invoke(cli, ["--data-dir", str(data), "--lang", "hu", "report", "--downstream",
+                                   str(tmp_path / "nowhere.json")])
+    assert res.exit_code == 1 and "--downstream" in res.output and "does not exist" in res.output
+    assert "Traceback" not in res.output
 
 
 def test_a_stage_that_lost_an_unusual_share_is_red(tmp_path):

@@ -81,7 +81,10 @@ def test_extract_sample(sample_dump, tmp_path):
     titles = [r["title"] for r in records]
     assert "Szeged" in titles and "Petőfi Sándor" in titles
     assert "Pest-Buda" not in titles and not any(":" in t for t in titles)
-    assert all(set(r) == {"id", "revid", "url", "title", "text"} for r in records)
+    assert all(set(r) == {"id", "revid", "url", "title", "text", "links"} for r in records)
+    links = [(r["text"][s:e], target) for r in records for s, e, target in r["links"]]
+    assert len(links) > 200 and all(label.strip() == label != "" and target for label, target in links)
+    assert ("Tisza", "Tisza") in links   # [[Tisza]] in Szeged's lead
     assert records[0]["id"] == "1000" and records[0]["url"].endswith("?curid=1000")
     text = "\n".join(r["text"] for r in records)
     assert "{{" not in text and "[[" not in text and "<ref" not in text
@@ -272,14 +275,14 @@ def test_lang_that_is_a_path_writes_nothing(sample_dump, tmp_path):
 def test_a_page_wikiextractor_fails_on_is_counted_not_fatal(tmp_path, monkeypatch):
     from wikiextractor import extract as wx
 
-    real = wx.Extractor.clean_text
+    real = wx.clean   # what Extractor.clean_text and the link-keeping path both call
 
-    def flaky(self, text, *a, **kw):
-        if self.title == "Körte":
+    def flaky(extractor, text, *a, **kw):
+        if extractor.title == "Körte":
             raise RecursionError("pathological page")
-        return real(self, text, *a, **kw)
+        return real(extractor, text, *a, **kw)
 
-    monkeypatch.setattr(wx.Extractor, "clean_text", flaky)
+    monkeypatch.setattr(wx, "clean", flaky)
     dump = tmp_path / "d.xml"
     dump.write_text(xml_dump([(0, "Alma", ARTICLE), (0, "Körte", ARTICLE)]), encoding="utf-8")
     summary = extract(input=dump, output=tmp_path / "out", workers=1)

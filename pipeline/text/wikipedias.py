@@ -1,0 +1,50 @@
+"""Which --lang codes are Wikipedias, and the dump database name (dbname) of each.
+
+Usage:
+    is_wikipedia("hu"), is_wikipedia("zh_yue")      # True, True (the dbname form counts too)
+    wiki_dbname("zh-min-nan"), wiki_dbname("be-tarask")   # "zh_min_nanwiki", "be_x_oldwiki"
+    code_of_dbname("hywiki")                        # "hy" ("" for a dbname of no Wikipedia)
+
+The list is wikipedias.txt beside this module (from meta.wikimedia.org's List of Wikipedias).
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+LIST_FILE = Path(__file__).with_name("wikipedias.txt")
+
+
+def _key(code: str) -> str:
+    return code.strip().lower().replace("_", "-")
+
+
+@functools.lru_cache(maxsize=1)
+def _table() -> dict[str, str]:
+    """{code: dbname} for every code of the list (aliases included)."""
+    table = {}
+    for line in LIST_FILE.read_text(encoding="utf-8").splitlines():
+        fields = line.split("#", 1)[0].split()
+        if fields:
+            table[_key(fields[0])] = fields[1] if len(fields) > 1 else fields[0].replace("-", "_") + "wiki"
+    return table
+
+
+def is_wikipedia(code: str) -> bool:
+    return _key(code) in _table()
+
+
+def wiki_dbname(code: str) -> str:
+    """The dump's database name of `code` (a code off the list: CODE with '_' for '-', + wiki)."""
+    return _table().get(_key(code)) or code.replace("-", "_") + "wiki"
+
+
+def code_of_dbname(dbname: str) -> str:
+    """The code of the Wikipedia whose dumps carry `dbname`, or "" if none on the list does."""
+    codes = [c for c, db in _table().items() if db == dbname.strip()]
+    return min(codes, key=lambda c: ("x-old" in c, len(c))) if codes else ""
+
+
+def same_wiki(code: str, dbname: str) -> bool:
+    """Whether a dump whose <dbname> is `dbname` is the wiki of `code`."""
+    return _key(dbname) == _key(wiki_dbname(code))

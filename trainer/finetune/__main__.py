@@ -1,0 +1,70 @@
+"""Fine-tune and evaluate a model: is the BERT you made any good?
+
+    python -m trainer.finetune --model PATH --task {ner,pos,classify,qa} \
+        --train_file F --validation_file F [--test_file F] --output_dir O \
+        [--seeds 1,2,3] [--baseline random-init] [--epochs N] [--learning_rate X] \
+        [--batch_size N] [--max_seq_length N]
+    python -m trainer.finetune --model PATH --probe DATA_DIR/LANG --output_dir O ...
+    python -m trainer.finetune --run RUN_DIR --every N --probe DATA_DIR/LANG --output_dir O ...
+
+PATH is an exported Hugging Face folder, a trainer --output_dir (its newest complete
+checkpoint) or one checkpoints/ckpt_* dir. --probe fine-tunes on the tagging task that
+`pipeline probe` built from the dump's own links. --baseline random-init trains the same
+architecture from random weights with the same settings: the reference that says whether
+pretraining helped. O/results.json holds task, metric, and pretrained / random_init each with
+mean, sd and one score per seed (on the test file; the validation file where there is none);
+O/predictions/ the predictions of each seed; O/runs/ one record per finished seed, so an
+interrupted run resumes. `python -m trainer.finetune --help` lists every option.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+
+
+def summary_line(results: dict) -> str:
+    metric = results["metric"]
+    parts = []
+    for variant, name in (("pretrained", "pretrained"), ("random_init", "random init")):
+        if variant in results:
+            r = results[variant]
+            parts.append(f"{name} {r['mean']:.4f} ± {r['sd']:.4f}")
+    examples = results["data"]["examples"]
+    split = results["evaluated_on"]
+    cut = sum(results["data"].get("windowed", {}).values())
+    trunc = sum(results["data"].get("truncated", {}).values())
+    return (f"{results['task']} {metric} on {split} ({examples.get(split, 0):,} examples, "
+            f"{len(results['seeds'])} seed(s); {cut} split into windows, {trunc} cut): "
+            + ", ".join(parts) + f" [{results['seconds']:.0f} s]")
+
+
+def main(argv=None) -> int:
+    from trainer.finetune.cli import parse
+
+    args = parse(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    from trainer.export import ExportError
+    from trainer.finetune.readers import FinetuneDataError
+    from trainer.finetune.runner import finetune_model, finetune_run
+    from trainer.finetune.source import quiet_transformers
+    from trainer.finetune.tasks import make_task
+
+    quiet_transformers()
+    try:
+        task = make_task(args.task, args.files, args)
+        for note in task.notes:
+            logging.getLogger("trainer.finetune").info("note: %s", note)
+        if args.run:
+            results = finetune_run(args.run, task, args, args.output_dir)
+        else:
+            results = finetune_model(args.model, task, args, args.output_dir)
+    except (FinetuneDataError, ExportError, OSError) as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 1
+    print(summary_line(results))
+    print(f"results: {args.output_dir}/results.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""The command line of `python -m trainer.finetune` (usage in trainer/finetune/__main__.py)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from trainer.finetune.tasks import TASKS
+
+
+def parse_seeds(text: str) -> list[int]:
+    try:
+        seeds = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seeds {text!r}: give integers separated by commas, "
+                                         "e.g. 1,2,3") from None
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(f"--seeds {text!r}: give one or more distinct integers")
+    return seeds
+
+
+def positive(kind):
+    def check(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r} must be above 0")
+        return value
+    return check
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m trainer.finetune",
+        description="Fine-tune and evaluate a BERT on a task (or on the dump's own probe), over "
+                    "seeds, beside the same architecture from random weights.")
+    src = p.add_argument_group("model")
+    src.add_argument("--model", help="exported Hugging Face folder, trainer --output_dir (its "
+                     "newest complete checkpoint) or one checkpoints/ckpt_* dir")
+    src.add_argument("--run", help="trainer --output_dir: fine-tune its checkpoints (see --every)")
+    src.add_argument("--every", type=positive(int), default=1,
+                     help="with --run: every N-th checkpoint, oldest first; the newest always "
+                          "(default 1: all)")
+    data = p.add_argument_group("data")
+    data.add_argument("--task", choices=TASKS, help="ner (entity F1), pos (accuracy), classify "
+                      "(accuracy, macro-F1), qa (EM/F1); --probe implies ner")
+    data.add_argument("--probe", help="DATA_DIR/LANG: the probe `pipeline probe` wrote there "
+                      "(probe/train.conll, dev.conll, test.conll)")
+    data.add_argument("--train_file", help="training data (CoNLL, CoNLL-U, CSV/TSV/JSONL, SQuAD JSON)")
+    data.add_argument("--validation_file", help="development data, same format")
+    data.add_argument("--test_file", help="test data; scores are reported on it "
+                      "(on the validation file where there is none)")
+    data.add_argument("--data_format", choices=("conll", "conllu", "csv", "tsv", "jsonl"),
+                      help="file format (default: from the file suffix)")
+    data.add_argument("--tag_column", default=None, help="ner/pos: the tag column, a CoNLL-U "
+                      "name (upos, xpos, deprel...) or a 0-based index (default: upos; last column "
+                      "of a CoNLL file)")
+    data.add_argument("--text_column", default="text", help="classify: text column (default text)")
+    data.add_argument("--text_pair_column", default=None,
+                      help="classify: second text column, for pairs (default: single texts)")
+    data.add_argument("--label_column", default="label", help="classify: label column (default label)")
+    data.add_argument("--language", default=None, help="qa: the data's language code; "
+                      "'en' selects the official SQuAD answer normaliser")
+    data.add_argument("--answer_normalizer", choices=("squad", "language-neutral"), default=None,
+                      help="qa: answer normaliser for EM/F1 (default: squad for --language en, "
+                           "else language-neutral)")
+    data.add_argument("--doc_stride", type=positive(int), default=128,
+                      help="qa: overlap between windows of a long context, in pieces (default 128)")
+    train = p.add_argument_group("training")
+    train.add_argument("--output_dir", required=True,
+                       help="where results.json, predictions/ and runs/ go")
+    train.add_argument("--seeds", type=parse_seeds, default=[1],
+                       help="comma-separated seeds, e.g. 1,2,3 (mean ± sd; default 1)")
+    train.add_argument("--baseline", choices=("random-init",), default=None,
+                       help="also fine-tune the same architecture from random weights")
+    train.add_argument("--epochs", type=positive(float), default=3.0, help="default 3")
+    train.add_argument("--learning_rate", type=positive(float), default=5e-5, help="default 5e-5")
+    train.add_argument("--batch_size", type=positive(int), default=32, help="default 32")
+    train.add_argument("--max_seq_length", type=positive(int), default=None,
+                       help="pieces per row (default 128, 384 for qa; at most the model's "
+                            "max_position_embeddings)")
+    train.add_argument("--warmup_ratio", type=float, default=0.1, help="default 0.1")
+    train.add_argument("--weight_decay", type=float, default=0.01, help="default 0.01")
+    train.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: cuda if present)")
+    return p
+
+
+def resolve_files(args, parser) -> dict[str, Path | None]:
+    """{"train", "validation", "test"} paths from --probe or the --*_file options."""
+    if args.probe:
+        if args.task not in (None, "ner"):
+            parser.error("--probe is a ner task: leave --task out or give --task ner")
+        if args.train_file or args.validation_file or args.test_file:
+            parser.error("give either --probe or --train_file/--validation_file, not both")
+        args.task = "ner"
+        folder = Path(args.probe) / "probe"
+        files = {"train": folder / "train.conll", "validation": folder / "dev.conll",
+                 "test": folder / "test.conll"}
+        missing = [f for f in files.values() if not f.is_file()]
+        if missing:
+            parser.exit(1, f"Error: no probe at {folder} ({missing[0].name} missing): run "
+                           f"`pipeline --data-dir {Path(args.probe).parent} --lang "
+                           f"{Path(args.probe).name} probe` first\n")
+        return files
+    if args.task is None:
+        parser.error("give --task (ner, pos, classify, qa) or --probe DATA_DIR/LANG")
+    if not args.train_file or not args.validation_file:
+        parser.error("give --train_file and --validation_file (or --probe DATA_DIR/LANG)")
+    files = {"train": Path(args.train_file), "validation": Path(args.validation_file),
+             "test": Path(args.test_file) if args.test_file else None}
+    for name, f in files.items():
+        if f is not None and not f.is_file():
+            parser.exit(1, f"Error: --{name}_file {f} does not exist\n")
+    return files
+
+
+def parse(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if bool(args.model) == bool(args.run):
+        parser.error("give --model PATH, or --run RUN_DIR to follow a run's checkpoints")
+    if args.every != 1 and not args.run:
+        parser.error("--every goes with --run RUN_DIR")
+    args.files = resolve_files(args, parser)
+    if args.max_seq_length is None:
+        args.max_seq_length = 384 if args.task == "qa" else 128
+    return args

@@ -1,0 +1,101 @@
+"""What a fine-tuning run leaves behind: one record per (variant, seed) kept as it finishes,
+and results.json written last, complete or not at all.
+
+Usage:
+    cache = SeedCache(output_dir, settings_key)
+    record = cache.get("pretrained", 1)          # None, or the finished seed's record
+    cache.put("pretrained", 1, record)
+    summary = aggregate([r1, r2, r3], "entity_f1")   # {"mean", "sd", "scores", ...}
+    write_json(output_dir / "results.json", results)
+
+A seed's record is written when it finishes (runs/{variant}_seed{S}.json), keyed by the settings
+and data that produced it: a rerun after an interruption trains only the seeds still missing,
+and a rerun with other settings starts over.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_json(path: Path, data) -> None:
+    """Atomic: a temporary file in the same folder, then a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".tmp_{path.name}_", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=2)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text_atomic(path: Path, write) -> None:
+    """Call write(fh) on a temporary file, then rename it to `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".tmp_{path.name}_", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def settings_key(settings: dict, files: list[Path | None]) -> str:
+    """A digest of the settings and of the data files' sizes and mtimes."""
+    stamp = [settings] + [[str(f), f.stat().st_size, f.stat().st_mtime_ns] if f else None
+                          for f in files]
+    return hashlib.sha256(json.dumps(stamp, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def mean_sd(values: list[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation (0 for one value)."""
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    return mean, sd
+
+
+def aggregate(records: list[dict], metric: str) -> dict:
+    """{"mean", "sd", "scores", "seeds", "validation", "examples_per_s", "all"} over seeds."""
+    scores = [r["test"][metric] for r in records]
+    mean, sd = mean_sd(scores)
+    val = [r["validation"][metric] for r in records if r.get("validation")]
+    out = {"mean": round(mean, 6), "sd": round(sd, 6), "scores": [round(s, 6) for s in scores],
+           "seeds": [r["seed"] for r in records]}
+    if val:
+        vm, vsd = mean_sd(val)
+        out["validation"] = {"mean": round(vm, 6), "sd": round(vsd, 6)}
+    speeds = [r["train"]["examples_per_s"] for r in records if r["train"].get("examples_per_s")]
+    if speeds:
+        out["examples_per_s"] = round(sorted(speeds)[len(speeds) // 2], 2)
+    out["all"] = [{"seed": r["seed"], "test": r["test"], "validation": r.get("validation"),
+                   "train": r["train"]} for r in records]
+    return out
+
+
+class SeedCache:
+    def __init__(self, output_dir: Path, key: str):
+        self.folder = Path(output_dir) / "runs"
+        self.key = key
+
+    def path(self, variant: str, seed: int) -> Path:
+        return self.folder / f"{variant}_seed{seed}.json"
+
+    def get(self, variant: str, seed: int) -> dict | None:
+        try:
+            record = json.loads(self.path(variant, seed).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return None
+        return record if isinstance(record, dict) and record.get("key") == self.key else None
+
+    def put(self, variant: str, seed: int, record: dict) -> None:
+        write_json(self.path(variant, seed), dict(record, key=self.key))
