@@ -34,7 +34,7 @@ def summary_line(results: dict) -> str:
     cut = sum(results["data"].get("windowed", {}).values())
     trunc = sum(results["data"].get("truncated", {}).values())
     return (f"{results['task']} {metric} on {split} ({examples.get(split, 0):,} examples, "
-            f"{len(results['seeds'])} seed(s); {cut} split into windows, {trunc} cut): "
+            f"{len(results['seeds'])} seed(s); in all splits {cut} split into windows, {trunc} cut): "
             + ", ".join(parts) + f" [{results['seconds']:.0f} s]")
 
 
