@@ -18,7 +18,7 @@ import numpy as np
 
 from trainer.finetune.progress import progress
 
-PAD_VALUES = {"input_ids": None, "token_type_ids": 0, "attention_mask": 0, "labels": -100}
+PAD_VALUES = {"labels": -100}   # other sequences pad with 0, input_ids with the pad id
 
 
 @dataclass

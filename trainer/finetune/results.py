@@ -21,19 +21,13 @@ import os
 import tempfile
 from pathlib import Path
 
+from trainer.output_dir import write_json_atomic
+
 
 def write_json(path: Path, data) -> None:
-    """Atomic: a temporary file in the same folder, then a rename."""
+    """Atomic (the trainer's write_json_atomic), creating the folder first."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".tmp_{path.name}_", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=2)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_json_atomic(path, data)
 
 
 def write_text_atomic(path: Path, write) -> None:

@@ -188,7 +188,22 @@ class QATask:
 def make_task(name: str, files: dict[str, Path | None], options):
     """The task `name` with its files read and checked (FinetuneDataError on bad input)."""
     cls = {"ner": TaggingTask, "pos": TaggingTask, "classify": ClassificationTask, "qa": QATask}[name]
-    return cls(name, files, options)
+    task = cls(name, files, options)
+    task.features = _cached(task.features)
+    return task
+
+
+def _cached(features):
+    """Features are built once per tokenizer, split and length, not again for every seed (the
+    tokenizer is kept in the key's value, so its id cannot be reused while cached)."""
+    cache: dict = {}
+
+    def wrapper(tokenizer, split: str, max_length: int, train: bool):
+        key = (id(tokenizer), split, max_length, train)
+        if key not in cache:
+            cache[key] = (tokenizer, features(tokenizer, split, max_length, train))
+        return cache[key][1]
+    return wrapper
 
 
 def label_counts(task) -> dict[str, int]:

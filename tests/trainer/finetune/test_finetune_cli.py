@@ -57,7 +57,7 @@ def test_ner_learns_and_beats_random_init_over_seeds(files, tmp_path):
     assert "ner entity_f1 on test (60 examples, 2 seed(s)" in r.stdout
     preds = (out / "predictions" / "pretrained_seed1.conll").read_text().split("\n\n")
     assert len([p for p in preds if p.strip()]) == 60
-    assert not list(out.rglob(".tmp_*"))
+    assert not list(out.rglob(".tmp_*")) and not list(out.rglob("*.tmp"))
 
 
 def test_a_rerun_reuses_finished_seeds_and_other_settings_start_over(files, tmp_path):
