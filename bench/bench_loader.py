@@ -60,10 +60,10 @@ def make_data(root: Path, shards, samples, seq_len, max_pred):
     return root
 
 
-def one_run(files, batch, world, seed):
+def one_run(files, batch, world, seed, masker=None):
     """(samples/s over the epoch after the first batch, seconds to the first batch, CPU us per
-    sample of the whole process: prefetch thread + batching)."""
-    data = ShardedTrainData(files, batch, seed, rank=0, world_size=world)
+    sample of the whole process: prefetch thread + batching [+ dynamic masking])."""
+    data = ShardedTrainData(files, batch, seed, rank=0, world_size=world, masker=masker)
     steps = 2 * data.order.per_rank // batch  # two epochs: shard loads continue while streaming
     c0, t0 = time.process_time(), time.perf_counter()
     it = iter(data)

@@ -137,7 +137,9 @@ def child(spec: dict) -> None:
 
     stages = spec["stages"]
     seconds, summaries, client_cpu, worker_cpu, peak, task_cpu = {}, {}, {}, {}, {}, {}
-    cluster = use_scheduler("local", w) if spec["executor"] == "dask" else contextlib.nullcontext()
+    # a scheduler of its own (bench_slurm.py: the Slurm allocation's), else a LocalCluster
+    cluster = (use_scheduler(spec.get("scheduler", "local"), w) if spec["executor"] == "dask"
+               else contextlib.nullcontext())
     with cluster as ex:
         download(data_dir=data, lang=lang, dump=spec["dump"])
         for name in stages:

@@ -26,14 +26,14 @@ def quiet_transformers() -> None:
 def fill_mask(model_dir: str | Path, text: str, top_k: int = 5) -> list[list[tuple[str, float]]]:
     """The top_k (token, probability) pairs for each [MASK] in `text`."""
     import torch
-    from transformers import BertForPreTraining, BertTokenizerFast
+    from transformers import AutoTokenizer, BertForPreTraining
 
     quiet_transformers()
     model_dir = Path(model_dir)
     if not (model_dir / "config.json").is_file():
         raise ValueError(f"{model_dir} holds no exported model (no config.json): "
                          "run `python -m trainer.export` first")
-    tokenizer = BertTokenizerFast.from_pretrained(str(model_dir))
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
     if tokenizer.mask_token not in text:
         raise ValueError(f"the text has no {tokenizer.mask_token}: put one where a word should be guessed")
     model, info = BertForPreTraining.from_pretrained(str(model_dir), output_loading_info=True)

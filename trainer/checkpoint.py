@@ -12,7 +12,9 @@ Layout (the contract export.py and scripts/demo.py read):
 
 `is_complete(path)` is the one rule for "this checkpoint can be used": a directory is written
 as .tmp_ckpt_* and only gets its ckpt_* name after every rank has written its part, model.pt
-and meta.json last. `latest_checkpoint(O)` is what --resume_from_checkpoint continues from.
+and meta.json last. `latest_checkpoint(O)` is what --resume_from_checkpoint continues from;
+`read_for_resume` passes over a damaged one (a truncated model.pt) to the one before, with one
+warning line, every rank agreeing on which.
 
 Every .pt file is read with torch.load(weights_only=True): tensors and plain Python data only,
 so a checkpoint from elsewhere cannot run code. RNG states are saved as tensors and plain types;
@@ -23,6 +25,7 @@ types that state needs allowed. torch is imported on first use: the layout funct
 from __future__ import annotations
 
 import json
+import logging
 import random
 import re
 import shutil
@@ -33,6 +36,7 @@ CKPT_ROOT = "checkpoints"
 DS_TAG = "deepspeed"
 TMP_PREFIX = ".tmp_"
 _NAME = re.compile(r"^ckpt_(\d{8,})$")
+log = logging.getLogger("trainer")
 
 
 class CheckpointError(ValueError):
@@ -278,3 +282,40 @@ def load_trainer_state(ckpt_dir, env) -> tuple[dict, dict | None]:
     rng_file = ckpt_dir / f"rng_rank{env.rank}.pt"
     rng = load_file(rng_file, _old_numpy_rng_globals()) if rng_file.is_file() else None
     return trainer_state, rng
+
+
+def _read_all(ckpt_dir, env) -> tuple:
+    """Every file of a checkpoint this rank needs, read: (meta, trainer_state, rng, weights)."""
+    meta = read_meta(ckpt_dir)
+    state, rng = load_trainer_state(ckpt_dir, env)
+    weights = load_file(Path(ckpt_dir) / "model.pt")
+    if not isinstance(weights, dict):
+        raise CheckpointError(f"{ckpt_dir}/model.pt does not hold a state_dict")
+    return meta, state, rng, weights
+
+
+def read_for_resume(newest, env) -> tuple:
+    """(ckpt_dir, meta, trainer_state, rng, weights) of the newest checkpoint, from `newest`
+    down, that every rank can read. A damaged one (a file cut short by a full disk or a lost
+    node) costs one warning line and the steps since the one before; all ranks take the same."""
+    import torch
+
+    candidates = [p for p in list_checkpoints(Path(newest).parent.parent)
+                  if checkpoint_step(p) <= checkpoint_step(newest)][::-1] or [Path(newest)]
+    for i, ckpt in enumerate(candidates):
+        error = None
+        try:
+            found = _read_all(ckpt, env)
+        except CheckpointError as exc:
+            error = str(exc)
+        failed = env.all_reduce_sum(torch.tensor([float(error is not None)], device=env.device))
+        if failed.item() == 0:
+            return (ckpt, *found)
+        why = error or "another rank could not read its part"
+        if i + 1 == len(candidates):
+            raise CheckpointError(f"{why}; no older complete checkpoint to resume from: start a "
+                                  "new --output_dir, or remove the damaged checkpoint")
+        if env.is_main:
+            log.warning("%s is damaged (%s): resuming from the previous complete checkpoint %s",
+                        ckpt.name, why, candidates[i + 1].name)
+    raise AssertionError("unreachable")

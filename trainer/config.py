@@ -36,13 +36,35 @@ def build_parser() -> argparse.ArgumentParser:
     a = p.add_argument
     a("--config_file", help="JSON file with any of these keys (underscore names); flags win")
     g = p.add_argument_group("model and data")
-    g.add_argument("--bert_config", help="model JSON (vocab_size, hidden_size, ...), e.g. "
-                   "trainer/configs/bert_base.json")
+    g.add_argument("--bert_config", "--model_config", dest="bert_config",
+                   help="model JSON (vocab_size, hidden_size, ...), e.g. trainer/configs/bert_base.json "
+                   "or, with --model_type modernbert, trainer/configs/modernbert_base.json")
+    g.add_argument("--model_type", choices=("bert", "modernbert"), default="bert",
+                   help="bert: post-norm BERT with MLM + NSP heads (NVIDIA's recipe); modernbert: "
+                        "transformers' ModernBERT (RoPE, GeGLU, local/global attention), MLM only "
+                        "(needs --no_nsp)")
     g.add_argument("--vocab_file", help="vocab.txt (or its folder) the data was encoded with; "
                    "copied into output_dir with its case setting")
     g.add_argument("--input_dir", help="folder of HDF5 shards, searched recursively: *training* "
                    "files train, *test* files evaluate")
     g.add_argument("--output_dir", help="logs, configs and checkpoints go here")
+    g = p.add_argument_group("objective and masking (docs/training.md: Masking)")
+    g.add_argument("--masking", choices=("static", "dynamic"), default="static",
+                   help="static: the masks in the HDF5 (NVIDIA's recipe); dynamic: new masks every "
+                        "epoch from (seed, epoch, sample), the originals restored from the HDF5")
+    g.add_argument("--mlm_probability", type=float, default=0.15,
+                   help="share of the tokens masked (with --masking dynamic), at most the HDF5's "
+                        "max_pred per row")
+    g.add_argument("--whole_word_masking", action="store_true",
+                   help="mask a piece and the ## pieces after it together (with --masking dynamic)")
+    g.add_argument("--mask_replace_prob", type=float, default=0.8,
+                   help="share of the masked tokens replaced by [MASK] (with --masking dynamic)")
+    g.add_argument("--random_replace_prob", type=float, default=0.1,
+                   help="share of the masked tokens replaced by a random piece; the rest stay "
+                        "(with --masking dynamic)")
+    g.add_argument("--no_nsp", action="store_true",
+                   help="masked LM only (RoBERTa): no next-sentence loss, the NSP head stays as "
+                        "initialised")
     g = p.add_argument_group("optimisation")
     g.add_argument("--train_batch_size", type=int, default=32, help="per rank, per micro-step")
     g.add_argument("--gradient_accumulation_steps", type=int, default=1,
@@ -51,6 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--warmup_proportion", type=float, default=0.01,
                    help="share of max_steps of linear warmup, then polynomial decay to 0")
     g.add_argument("--max_steps", type=int, default=1000, help="optimizer steps the schedule plans for")
+    g.add_argument("--train_budget", default=None,
+                   help="wall-clock budget, e.g. 30m, 2h, 1d: the first steps are timed and "
+                        "max_steps is fixed from it (kept in the checkpoint for resumes)")
+    g.add_argument("--lr_schedule", choices=("poly", "linear", "wsd"), default="poly",
+                   help="after the warmup: poly (NVIDIA's, degree 0.5), linear to 0, or wsd "
+                        "(stable at the peak, then linear to 0 over the last --decay_proportion)")
+    g.add_argument("--decay_proportion", type=float, default=0.2,
+                   help="share of max_steps of the final decay of --lr_schedule wsd")
     g.add_argument("--steps_this_run", type=int, default=None,
                    help="stop after this many steps of this run (the schedule still plans max_steps)")
     g.add_argument("--optimizer", choices=("lamb", "adamw"), default="lamb",
@@ -115,6 +145,9 @@ def _check_types(parser, cfg: dict, source: str) -> dict:
         if key.startswith("_"):  # comments
             continue
         action = actions.get(key)
+        if key == "model_config":   # the alias of bert_config
+            key = "bert_config"
+            action = actions.get(key)
         if action is None or key in ("config_file", "help", "local_rank"):
             raise ConfigError(f"{source}: unknown key {key!r}; keys are the flag names without "
                               "dashes (see --help)")
@@ -181,5 +214,46 @@ def validate(args) -> None:
         raise ConfigError(f"--learning_rate must be > 0, got {args.learning_rate}")
     if args.phase2 and not args.init_checkpoint:
         raise ConfigError("--phase2 needs --init_checkpoint (the phase-1 output_dir or checkpoint)")
+    _validate_masking(args)
+    _validate_recipe(args)
     if args.deepspeed and not args.deepspeed_config:
         raise ConfigError("--deepspeed needs --deepspeed_config (e.g. trainer/configs/ds_zero1.json)")
+
+
+DYNAMIC_ONLY = ("mlm_probability", "whole_word_masking", "mask_replace_prob", "random_replace_prob")
+
+
+def _validate_masking(args) -> None:
+    if args.masking == "static":
+        given = [k for k in DYNAMIC_ONLY if k in getattr(args, "explicit", ())]
+        if given:
+            raise ConfigError(f"--{given[0]} applies to --masking dynamic; the static masks come from "
+                              "`pipeline encode` (its --masked-lm-prob, --whole-word-masking)")
+    if not 0.0 < args.mlm_probability < 1.0:
+        raise ConfigError(f"--mlm_probability must be in (0, 1), got {args.mlm_probability}")
+    for key in ("mask_replace_prob", "random_replace_prob"):
+        if not 0.0 <= getattr(args, key) <= 1.0:
+            raise ConfigError(f"--{key} must be in [0, 1], got {getattr(args, key)}")
+    if args.mask_replace_prob + args.random_replace_prob > 1.0 + 1e-9:
+        raise ConfigError(f"--mask_replace_prob {args.mask_replace_prob} + --random_replace_prob "
+                          f"{args.random_replace_prob} is more than 1")
+
+
+
+def _validate_recipe(args) -> None:
+    """The model type's objective, the budget and the schedule."""
+    from trainer.budget import BudgetError, parse_budget
+
+    if args.model_type == "modernbert" and not args.no_nsp:
+        raise ConfigError("--model_type modernbert trains masked LM only: add --no_nsp "
+                          "(it has no next-sentence head)")
+    if args.train_budget is not None:
+        try:
+            parse_budget(args.train_budget)
+        except BudgetError as exc:
+            raise ConfigError(str(exc)) from None
+    if not 0.0 < args.decay_proportion <= 1.0:
+        raise ConfigError(f"--decay_proportion must be in (0, 1], got {args.decay_proportion}")
+    if args.lr_schedule == "wsd" and args.warmup_proportion + args.decay_proportion > 1.0:
+        raise ConfigError(f"--warmup_proportion {args.warmup_proportion} + --decay_proportion "
+                          f"{args.decay_proportion} is more than 1")

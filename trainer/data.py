@@ -8,6 +8,8 @@ samples and no rank runs dry. Rank r walks its block file by file, reading only 
 block touches; the next piece is loaded by a background thread while the current one is
 consumed, so memory per rank is about two shards. Epochs follow one another seamlessly (a
 micro-batch may straddle an epoch boundary), so the position is one number: samples consumed.
+With a `masker` (--masking dynamic, trainer/masking.py) the rows get new masks as they are
+loaded, keyed by (seed, epoch, global sample index): the same on any number of ranks.
 
     data = ShardedTrainData(find_shards(input_dir).train, batch_size=32, seed=42,
                             rank=0, world_size=1)
@@ -17,17 +19,16 @@ micro-batch may straddle an epoch boundary), so the position is one number: samp
 """
 from __future__ import annotations
 
-import atexit
-import queue
-import threading
-import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from pipeline.encoding.hdf5_format import DATASETS, HDF5FormatError, check_file, masked_lm_labels
+from pipeline.encoding.hdf5_format import (DATASETS, OPTIONAL_DATASETS, HDF5FormatError, check_file,
+                                          masked_lm_labels)
+from trainer.masking import DynamicMasker, MaskingError
+from trainer.prefetch import BatchThread, Prefetcher
 
 STATE_VERSION = 1
 # what to do about a file that breaks the HDF5 contract (pipeline/encoding/hdf5_format.py)
@@ -90,13 +91,16 @@ def find_shards(input_dir: str | Path) -> Shards:
     return Shards(train, test)
 
 
-def read_shard(path: Path, index: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Whole datasets at once (each gzip chunk decompressed once), then `index` rows."""
+def read_shard(path: Path, index: np.ndarray | None = None,
+               optional: bool = False) -> dict[str, np.ndarray]:
+    """Whole datasets at once (each gzip chunk decompressed once), then `index` rows; with
+    `optional`, also the contract's optional datasets the file has (word_starts)."""
     import h5py
 
     out = {}
     with h5py.File(path, "r") as fh:
-        for key in DATASETS:
+        keys = list(DATASETS) + ([k for k in OPTIONAL_DATASETS if k in fh] if optional else [])
+        for key in keys:
             arr = fh[key][()]
             out[key] = arr if index is None else arr[index]
     return out
@@ -163,96 +167,6 @@ class EpochOrder:
         return out
 
 
-_LIVE: "weakref.WeakSet[_Prefetcher | _Batches]" = weakref.WeakSet()
-
-
-@atexit.register
-def _close_all() -> None:
-    # A daemon thread frozen at exit inside h5py would hold h5py's lock and hang h5py's own
-    # atexit clean-up, so stop the threads first (atexit runs this before h5py's handler).
-    # batch threads first: each closes its own piece prefetcher, which it may be waiting on
-    for p in sorted(list(_LIVE), key=lambda x: not isinstance(x, _Batches)):
-        p.close()
-
-
-class _Prefetcher:
-    """Loads pieces in a background thread, one ahead of the consumer (about two in memory)."""
-
-    def __init__(self, load, pieces: Iterator[Piece]):
-        _LIVE.add(self)
-        self._load, self._pieces = load, pieces
-        self._requests: queue.Queue = queue.Queue()
-        self._results: queue.Queue = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="shard-prefetch", daemon=True)
-        self._thread.start()
-        self._requests.put(True)
-
-    def _run(self):
-        while self._requests.get():
-            try:
-                piece = next(self._pieces)
-                self._results.put((piece, self._load(piece), None))
-            except BaseException as exc:  # handed to the consumer, raised there
-                self._results.put((None, None, exc))
-                return
-
-    def next(self):
-        piece, arrays, exc = self._results.get()
-        if exc is not None:
-            raise exc
-        self._requests.put(True)  # start loading the following piece now
-        return piece, arrays
-
-    def close(self):
-        """Stop the thread; waits for a load in progress (at most one shard read)."""
-        self._requests.put(False)
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join()
-
-
-class _Batches:
-    """Runs a batch generator in a background thread, `depth` finished batches ahead: the
-    consumer's next() is a queue get, so assembling and pinning stay off the training thread."""
-
-    def __init__(self, batches: Iterator[dict], depth: int):
-        _LIVE.add(self)
-        self._batches = batches
-        self._queue: queue.Queue = queue.Queue(maxsize=depth)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="batch-assembly", daemon=True)
-        self._thread.start()
-
-    def _put(self, item) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._queue.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def _run(self):
-        try:
-            for batch in self._batches:
-                if not self._put((batch, None)):
-                    break
-        except BaseException as exc:  # handed to the consumer, raised there
-            self._put((None, exc))
-        finally:
-            self._batches.close()  # the generator closes its piece prefetcher, in this thread
-
-    def next(self) -> dict:
-        batch, exc = self._queue.get()
-        if exc is not None:
-            raise exc
-        return batch
-
-    def close(self):
-        self._stop.set()
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join()
-
-
 class ShardedTrainData:
     """Endless micro-batches of this rank's block of each epoch; see the module docstring.
 
@@ -262,7 +176,8 @@ class ShardedTrainData:
 
     def __init__(self, shards: Sequence[ShardInfo], batch_size: int, seed: int, rank: int,
                  world_size: int, vocab_size: int | None = None, pin_memory: bool = False,
-                 extras: Callable[[dict], dict] | None = None, depth: int = 4):
+                 extras: Callable[[dict], dict] | None = None, depth: int = 4,
+                 masker: DynamicMasker | None = None):
         if batch_size < 1:
             raise DataError(f"batch size must be >= 1, got {batch_size}")
         self.shards = list(shards)
@@ -273,8 +188,11 @@ class ShardedTrainData:
         self.order = EpochOrder([s.num_samples for s in self.shards], seed, world_size)
         self.extras = extras
         self.depth = int(depth)
+        self.masker = masker  # None: the static masks of the files (NVIDIA's recipe)
+        # a sample's global index (its file's offset + its row): dynamic masks are keyed by it
+        self.offsets = np.concatenate([[0], np.cumsum(self.order.sizes)[:-1]]).astype(np.int64)
         self.samples_consumed = 0  # by this rank, over all epochs (batches handed out)
-        self._batches: _Batches | None = None
+        self._batches: BatchThread | None = None
 
     # -- position ------------------------------------------------------------------------
     @property
@@ -285,7 +203,11 @@ class ShardedTrainData:
         return {"version": STATE_VERSION, "seed": self.order.seed, "world_size": self.world_size,
                 "epoch": self.epoch, "samples_consumed": self.samples_consumed,
                 "samples_per_rank_per_epoch": self.order.per_rank,
-                "num_files": len(self.shards), "num_samples": self.order.total}
+                "num_files": len(self.shards), "num_samples": self.order.total,
+                "masking": self.masking_settings()}
+
+    def masking_settings(self) -> dict:
+        return self.masker.settings() if self.masker is not None else {"masking": "static"}
 
     def load_state_dict(self, state: dict) -> None:
         """Resume at a saved position; refuse when the order cannot be kept."""
@@ -299,6 +221,11 @@ class ShardedTrainData:
                 f"{state['num_samples']} samples, seed {state['seed']} then; {len(self.shards)} files, "
                 f"{self.order.total} samples, seed {self.order.seed} now): resume with the same "
                 "--input_dir and --seed, or start a new --output_dir")
+        saved = state.get("masking", {"masking": "static"})  # checkpoints before dynamic masking
+        if saved != self.masking_settings():
+            raise DataError(f"the masking changed since the checkpoint ({saved} then, "
+                            f"{self.masking_settings()} now): resume with the same --masking, "
+                            "--mlm_probability and --whole_word_masking, or start a new --output_dir")
         consumed, per_rank = state["samples_consumed"], state["samples_per_rank_per_epoch"]
         if state["world_size"] != self.world_size:
             if consumed % per_rank:
@@ -328,18 +255,23 @@ class ShardedTrainData:
     def _load(self, piece: Piece) -> dict[str, np.ndarray]:
         info = self.shards[piece.file]
         rows = self.order.sample_order(piece.epoch, piece.file)[piece.start:piece.stop]
-        arrays = read_shard(info.path, rows)
+        arrays = read_shard(info.path, rows, optional=self.masker is not None and self.masker.whole_word)
         if self.vocab_size is not None and arrays["input_ids"].size:
             top = int(arrays["input_ids"].max())
             if top >= self.vocab_size:
                 raise DataError(f"{info.path}: token id {top} >= the model's vocab_size "
                                 f"{self.vocab_size}: use the bert_config whose vocab_size matches "
                                 "the vocab.txt the data was encoded with")
+        if self.masker is not None:
+            try:
+                self.masker.apply(arrays, piece.epoch, self.offsets[piece.file] + rows, info.path)
+            except MaskingError as exc:
+                raise DataError(str(exc)) from None
         return arrays
 
     def _assemble(self, consumed: int) -> Iterator[dict]:
-        """The batches from position `consumed` on (runs in the _Batches thread)."""
-        prefetch = _Prefetcher(self._load, self._pieces_from(consumed))
+        """The batches from position `consumed` on (runs in the batch thread)."""
+        prefetch = Prefetcher(self._load, self._pieces_from(consumed))
         try:
             cur, off = None, 0
             while True:
@@ -367,7 +299,7 @@ class ShardedTrainData:
 
     def __iter__(self) -> Iterator[dict]:
         self.close()
-        self._batches = _Batches(self._assemble(self.samples_consumed), self.depth)
+        self._batches = BatchThread(self._assemble(self.samples_consumed), self.depth)
         while True:
             batch = self._batches.next()
             self.samples_consumed += self.batch_size

@@ -5,7 +5,9 @@
 --checkpoint_dir is either a run's output dir (the newest complete checkpoint under
 OUTPUT_DIR/checkpoints/ckpt_* is taken; half-written .tmp_ckpt_* dirs are ignored) or one
 ckpt_* dir (the vocab then comes from its run dir, two levels up). HF_DIR receives
-config.json (transformers BertConfig, architectures ["BertForPreTraining"]), model.safetensors,
+config.json (transformers BertConfig, architectures ["BertForPreTraining"]; for a
+--model_type modernbert run ModernBertConfig, ["ModernBertForMaskedLM"],
+trainer/models/export_modernbert.py), model.safetensors,
 vocab.txt, tokenizer_config.json with the vocab's case setting and a README.md model card
 (trainer/model_card.py: language, dump, corpus, vocab, model size, steps, losses, how to load
 it, the CC BY-SA attribution of Wikipedia's text), so that
@@ -74,10 +76,16 @@ def read_bert_config(ckpt: Path, run_dir: Path | None):
                       "run dir: the model shape is unknown")
 
 
-def load_state_dict(ckpt: Path, config) -> dict:
-    """model.pt's weights, checked against the config by loading them into our model."""
+def _model_type(ckpt: Path) -> str:
+    try:
+        return json.loads((ckpt / "meta.json").read_text(encoding="utf-8")).get("model_type", "bert")
+    except (OSError, ValueError, AttributeError):
+        return "bert"   # read_bert_config says what is wrong with meta.json
+
+
+def _weights(ckpt: Path) -> dict:
+    """model.pt's state_dict, without the prefixes wrappers add."""
     from trainer.checkpoint import CheckpointError, load_file
-    from trainer.model import BertForPreTraining
 
     try:  # tensors only (weights_only): a foreign file is refused, never run
         sd = load_file(ckpt / "model.pt")
@@ -90,6 +98,14 @@ def load_state_dict(ckpt: Path, config) -> dict:
     for prefix in WRAPPER_PREFIXES:
         if sd and all(k.startswith(prefix) for k in sd):
             sd = {k[len(prefix):]: v for k, v in sd.items()}
+    return sd
+
+
+def load_state_dict(ckpt: Path, config) -> dict:
+    """model.pt's weights, checked against the config by loading them into our model."""
+    from trainer.model import BertForPreTraining
+
+    sd = _weights(ckpt)
     model = BertForPreTraining(config)
     problems = state_dict_mismatch(model.state_dict(), sd)
     if problems:
@@ -149,25 +165,34 @@ def export(checkpoint_dir, output, vocab_file=None) -> Path:
         spec = load_vocab(vocab_file)
     except VocabError as e:
         raise ExportError(str(e)) from None
-    config = read_bert_config(ckpt, run_dir)
+    modern = _model_type(ckpt) == "modernbert"
+    if modern:   # needs transformers (BERT's export does not)
+        from trainer.models import export_modernbert
+    config = export_modernbert.read_config(ckpt, spec) if modern else read_bert_config(ckpt, run_dir)
     if spec.size > config.vocab_size:
         raise ExportError(f"{spec.vocab_file} has {spec.size} tokens but the model's vocab_size "
                           f"is {config.vocab_size}: pass the vocab the model was trained with")
-    state = load_state_dict(ckpt, config)
+    state = None if modern else load_state_dict(ckpt, config)
 
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp_export_{out.name}_", dir=out.parent))
     try:
-        save_file(state, str(tmp / "model.safetensors"), metadata={"format": "pt"})
-        (tmp / "config.json").write_text(
-            json.dumps(hf_config(config, spec.pad_id), indent=2) + "\n", encoding="utf-8")
+        if modern:   # transformers' own save_pretrained: config.json + model.safetensors
+            n_params = export_modernbert.save(ckpt, config, tmp, _weights(ckpt))
+        else:
+            save_file(state, str(tmp / "model.safetensors"), metadata={"format": "pt"})
+            (tmp / "config.json").write_text(
+                json.dumps(hf_config(config, spec.pad_id), indent=2) + "\n", encoding="utf-8")
+            n_params = sum(v.numel() for v in state.values())
         shutil.copyfile(spec.vocab_file, tmp / "vocab.txt")
         tok_cfg = tokenizer_config(spec.lower_case, spec.strip_accents,
-                                   model_max_length=config.max_position_embeddings)
+                                   model_max_length=config.max_position_embeddings,
+                                   word_tokenizer=spec.word_tokenizer)   # MeCab words (ja)
         (tmp / "tokenizer_config.json").write_text(json.dumps(tok_cfg, indent=2) + "\n",
                                                    encoding="utf-8")
-        n_params = sum(v.numel() for v in state.values())
+        if modern and spec.word_tokenizer is None:
+            export_modernbert.write_tokenizer_json(tmp)
         (tmp / "README.md").write_text(model_card(run_dir, ckpt, config, spec, n_params),
                                        encoding="utf-8")
         # Files move in one by one with os.replace: readers see old or new files, never halves.

@@ -70,6 +70,12 @@ def _n(value) -> str:
     return f"{value:,}" if isinstance(value, int) else "unknown"
 
 
+_BERT_LOAD_NOTE = """
+# fill-mask loads BertForMaskedLM, which leaves out the pooler and the NSP head: transformers'
+# load report lists those 4 weights as UNEXPECTED, as it should
+# (transformers.logging.set_verbosity_error() before loading hides the report)"""
+
+
 def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int) -> str:
     hp = _json(run_dir / "hparams.json") if run_dir else {}
     meta = _json(ckpt / "meta.json")
@@ -77,11 +83,19 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int) ->
     train, ev = _last_records(run_dir)
     lang = corpus["lang"]
     case = ("lower-cased" if spec.lower_case else "cased") + (", accents stripped" if spec.strip_accents else "")
-    losses = (f"loss {train['loss']:.4f} (MLM {train['mlm_loss']:.4f}, NSP {train['nsp_loss']:.4f}) "
+    nsp = f", NSP {train['nsp_loss']:.4f}" if "nsp_loss" in train else ", MLM only"
+    losses = (f"loss {train['loss']:.4f} (MLM {train['mlm_loss']:.4f}{nsp}) "
               f"at step {train['step']}" if train else "unknown (no train_log.jsonl)")
-    evals = (f"MLM loss {ev['eval_mlm_loss']:.4f} (accuracy {ev['eval_mlm_acc']:.3f}), NSP loss "
-             f"{ev['eval_nsp_loss']:.4f} (accuracy {ev['eval_nsp_acc']:.3f}) at step {ev['step']} on "
-             f"{_n(ev.get('eval_instances'))} held-out instances" if ev else "none logged")
+    ev_nsp = (f", NSP loss {ev['eval_nsp_loss']:.4f} (accuracy {ev['eval_nsp_acc']:.3f})"
+              if "eval_nsp_loss" in ev else "")
+    evals = (f"MLM loss {ev['eval_mlm_loss']:.4f} (accuracy {ev['eval_mlm_acc']:.3f}){ev_nsp} at step "
+             f"{ev['step']} on {_n(ev.get('eval_instances'))} held-out instances" if ev else "none logged")
+    no_nsp = hp.get("no_nsp", False)
+    heads = ("masked language model only; the next-sentence head is present but untrained"
+             if no_nsp else "masked language model and next-sentence prediction")
+    arch, cls, note = "BERT", "BertForPreTraining", _BERT_LOAD_NOTE
+    if meta.get("model_type") == "modernbert":   # transformers' ModernBertForMaskedLM
+        arch, cls, note, heads = "ModernBERT", "ModernBertForMaskedLM", "", "masked language model only"
     phase = meta.get("phase", hp.get("phase", "unknown"))
     init = f", initialised from {hp['init_checkpoint']}" if phase == 2 and hp.get("init_checkpoint") else ""
     lang_meta = f"language:\n- {lang}\n" if lang != "unknown" else ""
@@ -96,11 +110,11 @@ datasets:
 - wikipedia
 ---
 
-# BERT for `{lang}`, pretrained on Wikipedia with wiki2bert
+# {arch} for `{lang}`, pretrained on Wikipedia with wiki2bert
 
-A BERT ({config.num_hidden_layers} layers, hidden size {config.hidden_size},
-{config.num_attention_heads} heads, {n_params:,} parameters) with its pretraining heads (masked
-language model and next-sentence prediction), trained with wiki2bert on the `{lang}` Wikipedia.
+A {arch} ({config.num_hidden_layers} layers, hidden size {config.hidden_size},
+{config.num_attention_heads} heads, {n_params:,} parameters) with its pretraining heads ({heads}),
+trained with wiki2bert on the `{lang}` Wikipedia.
 
 | | |
 |---|---|
@@ -109,6 +123,7 @@ language model and next-sentence prediction), trained with wiki2bert on the `{la
 | corpus | {_n(corpus['documents'])} documents, {_n(corpus['tokens'])} tokens, {_n(corpus['instances'])} training instances |
 | vocab | {spec.size:,} WordPiece tokens, {case} |
 | training | phase {phase}{init}: {_n(meta.get('step'))} steps of {_n(hp.get('max_steps'))}, sequence length {hp.get('seq_len', 'unknown')}, global batch {_n(hp.get('global_batch_size'))}, {hp.get('world_size', 'unknown')} ranks, {hp.get('precision', 'unknown')} |
+| objective | {hp.get('objective', 'unknown')} |
 | final training loss | {losses} |
 | last evaluation | {evals} |
 | exported | {time.strftime('%Y-%m-%d')} from `{ckpt.name}` |
@@ -116,14 +131,11 @@ language model and next-sentence prediction), trained with wiki2bert on the `{la
 ## How to load it
 
 ```python
-from transformers import BertForPreTraining, BertTokenizerFast, pipeline
+from transformers import AutoTokenizer, {cls}, pipeline
 
-tokenizer = BertTokenizerFast.from_pretrained("PATH_OR_HUB_NAME")
-model = BertForPreTraining.from_pretrained("PATH_OR_HUB_NAME")
-fill = pipeline("fill-mask", model="PATH_OR_HUB_NAME")
-# fill-mask loads BertForMaskedLM, which leaves out the pooler and the NSP head: transformers'
-# load report lists those 4 weights as UNEXPECTED, as it should
-# (transformers.logging.set_verbosity_error() before loading hides the report)
+tokenizer = AutoTokenizer.from_pretrained("PATH_OR_HUB_NAME")
+model = {cls}.from_pretrained("PATH_OR_HUB_NAME")
+fill = pipeline("fill-mask", model="PATH_OR_HUB_NAME"){note}
 ```
 
 The tokenizer keeps the vocab's case setting (`tokenizer_config.json`): {case}.

@@ -2,7 +2,8 @@
 
     from trainer.optim import build_optimizer, build_scheduler
     opt = build_optimizer(model, "lamb", lr=6e-3, weight_decay=0.01)
-    sched = build_scheduler(opt, warmup_proportion=0.2843, max_steps=7038)
+    sched = build_scheduler(opt, warmup_proportion=0.2843, max_steps=7038)   # kind="poly"
+    sched = build_scheduler(opt, 0.05, 7038, kind="wsd", decay_proportion=0.2)
     ...; opt.step(); sched.step()
 
 `Lamb` is NVIDIA apex's FusedLAMB written with torch._foreach_* ops (no apex, any device):
@@ -155,17 +156,48 @@ def lr_factor(step: int, warmup_steps: float, max_steps: int, degree: float = 0.
     return ((max_steps - step) / (max_steps - warmup_steps)) ** degree
 
 
+def linear_factor(step: int, warmup_steps: float, max_steps: int) -> float:
+    """Linear warmup, then linear decay to 0 at max_steps."""
+    return lr_factor(step, warmup_steps, max_steps, degree=1.0)
+
+
+def wsd_factor(step: int, warmup_steps: float, max_steps: int, decay_steps: float) -> float:
+    """Warmup-stable-decay (ModernBERT, MiniCPM): linear warmup, the peak until the last
+    `decay_steps`, then linear to 0 at max_steps."""
+    if step < warmup_steps:
+        return step / warmup_steps
+    if step >= max_steps:
+        return 0.0
+    decay_start = max_steps - decay_steps
+    if step < decay_start:
+        return 1.0
+    return (max_steps - step) / decay_steps
+
+
+SCHEDULES = ("poly", "linear", "wsd")
+
+
 def build_scheduler(optimizer, warmup_proportion: float, max_steps: int, degree: float = 0.5,
-                    nvidia_formula: bool = False):
-    """LambdaLR: linear warmup over warmup_proportion * max_steps, then polynomial decay
-    (degree 0.5 as NVIDIA's PolyWarmUpScheduler) to 0 at max_steps; continuous at the end of
-    warmup unless nvidia_formula (see lr_factor)."""
+                    nvidia_formula: bool = False, kind: str = "poly",
+                    decay_proportion: float = 0.2):
+    """LambdaLR: linear warmup over warmup_proportion * max_steps, then `kind`: poly (degree 0.5
+    as NVIDIA's PolyWarmUpScheduler) to 0 at max_steps, continuous at the end of warmup unless
+    nvidia_formula (see lr_factor); linear to 0; or wsd (stable, then linear to 0 over the last
+    decay_proportion * max_steps)."""
     if max_steps < 1:
         raise ValueError(f"max_steps must be >= 1, got {max_steps}")
     if not 0.0 <= warmup_proportion < 1.0:
         raise ValueError(f"warmup_proportion must be in [0, 1), got {warmup_proportion}")
     warmup_steps = warmup_proportion * max_steps
     # a partial, not a lambda: picklable with the scheduler
-    factor = functools.partial(lr_factor, warmup_steps=warmup_steps, max_steps=max_steps,
-                               degree=degree, nvidia_formula=nvidia_formula)
+    if kind == "poly":
+        factor = functools.partial(lr_factor, warmup_steps=warmup_steps, max_steps=max_steps,
+                                   degree=degree, nvidia_formula=nvidia_formula)
+    elif kind == "linear":
+        factor = functools.partial(linear_factor, warmup_steps=warmup_steps, max_steps=max_steps)
+    elif kind == "wsd":
+        factor = functools.partial(wsd_factor, warmup_steps=warmup_steps, max_steps=max_steps,
+                                   decay_steps=max(1.0, decay_proportion * max_steps))
+    else:
+        raise ValueError(f"unknown lr schedule {kind!r}: choose one of {', '.join(SCHEDULES)}")
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)

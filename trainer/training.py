@@ -20,16 +20,19 @@ from pathlib import Path
 import torch
 
 from pipeline.encoding.hdf5_format import MIN_EVAL_INSTANCES, few_eval_instances
-from trainer.checkpoint import (DS_TAG, CheckpointError, load_deepspeed_checkpoint, load_file,
-                                load_model_weights, load_trainer_state, read_meta,
-                                resolve_model_file, save_checkpoint, set_rng_state)
+from trainer.checkpoint import (DS_TAG, CheckpointError, load_deepspeed_checkpoint,
+                                load_model_weights, read_for_resume, resolve_model_file,
+                                save_checkpoint, set_rng_state)
 from trainer.data import ShardedTrainData, eval_batches, find_shards
+from trainer.budget import fix_max_steps
 from trainer.distributed import init_distributed, resolve_device
 from trainer.ds_settings import (deepspeed_settings, disable_ds_shm_comm, lamb_zero_warning,
                                  shm_comm_disabled)
 from trainer.errors import TrainError
 from trainer.logging_utils import MetricsLogger, setup_logging
-from trainer.model import BertConfig, BertForPreTraining
+from trainer.masking import MaskingError, build_masker
+from trainer.models import (build_model, check_recipe, compile_model, config_dict,
+                            load_model_config)
 from trainer.optim import build_optimizer, build_scheduler
 from trainer.output_dir import copy_vocab, prepare_output_dir, write_run_info
 from trainer.speed import resolve_speed_options
@@ -50,6 +53,7 @@ class Trainer:
 
     def __init__(self, args):
         self.args = args
+        started = time.monotonic()   # the --train_budget clock
         try:
             device = resolve_device(args.device)
         except ValueError as exc:  # e.g. --device cuda without a GPU
@@ -59,9 +63,12 @@ class Trainer:
         if args.deepspeed:
             ds_config, precision = deepspeed_settings(args, precision, device)
         self.precision = precision
+        self.autocast_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+        if args.deepspeed:
+            self.autocast_dtype = None  # DeepSpeed converts the model itself
         speed_note = resolve_speed_options(args, device, precision)
         try:
-            self.bert_config = BertConfig.from_json_file(args.bert_config)
+            self.bert_config = load_model_config(args.model_type, args.bert_config)
         except ValueError as exc:
             raise TrainError(str(exc)) from None
         if args.phase2 and not args.init_checkpoint:
@@ -76,11 +83,18 @@ class Trainer:
         if self.shards.seq_len > self.bert_config.max_position_embeddings:
             raise TrainError(f"the shards have seq_len {self.shards.seq_len} > the model's "
                              f"max_position_embeddings {self.bert_config.max_position_embeddings}")
+        try:
+            packed = check_recipe(args, [s.path for s in self.shards.train])
+            self.masker = build_masker(args, self.shards.seq_len, self.shards.max_pred,
+                                       maskable=self.shards.seq_len - (1 if packed else 3))
+        except (MaskingError, ValueError) as exc:
+            raise TrainError(str(exc)) from None
         # Everything above is checked before any process group exists: all ranks fail alike.
         self.env = init_distributed(device, force=args.deepspeed)
         env = self.env
         setup_logging(env.is_main)
         log.info(speed_note)
+        log.info("objective: %s", self.objective())
         self.out = Path(args.output_dir)
         latest = prepare_output_dir(args, self.phase, env.is_main)
         env.barrier()
@@ -88,7 +102,7 @@ class Trainer:
                                      write=env.is_main)
 
         torch.manual_seed(args.seed)  # the same initial weights on every rank
-        model = BertForPreTraining(self.bert_config, unpad=args.unpad)
+        model = build_model(args.model_type, self.bert_config, unpad=args.unpad, nsp=not args.no_nsp)
         if self.phase == 2 and latest is None:
             try:
                 src = load_model_weights(model, args.init_checkpoint)
@@ -97,10 +111,14 @@ class Trainer:
             log.info("phase 2: weights from %s, fresh optimizer and schedule", src)
         model.to(env.device)
         if args.torch_compile:  # in place, before DDP/DeepSpeed wrap the model
-            model.bert.encoder.compile_layers()
+            compile_model(model)
         self.model = model
+        if args.train_budget:   # max_steps from the budget (or the checkpoint), before the schedule
+            fix_max_steps(self, latest, started)
         self.optimizer = build_optimizer(model, args.optimizer, args.learning_rate, args.weight_decay)
-        make_sched = lambda opt: build_scheduler(opt, args.warmup_proportion, args.max_steps)  # noqa: E731
+        make_sched = lambda opt: build_scheduler(opt, args.warmup_proportion, args.max_steps,  # noqa: E731
+                                                 kind=args.lr_schedule,
+                                                 decay_proportion=args.decay_proportion)
         self.scheduler = make_sched(self.optimizer)
         self.engine = None
         self.ddp = None
@@ -123,20 +141,29 @@ class Trainer:
             self.ddp = torch.nn.parallel.DistributedDataParallel(
                 model, device_ids=[env.local_rank] if device == "cuda" else None)
         self.scaler = torch.amp.GradScaler("cuda", enabled=(precision == "fp16" and not args.deepspeed))
-        self.autocast_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
-        if args.deepspeed:
-            self.autocast_dtype = None  # DeepSpeed converts the model itself
 
         self.step = 0
         pin = device == "cuda"  # page-locked batches: non-blocking copies
         self.data = ShardedTrainData(self.shards.train, args.train_batch_size, args.seed,
                                      env.rank, env.world_size, vocab_size=self.bert_config.vocab_size,
-                                     pin_memory=pin,
+                                     pin_memory=pin, masker=self.masker,
                                      extras=functools.partial(unpad_extras, pin=pin) if args.unpad else None)
         # Dropout streams differ per rank (never shared), fixed by the seed.
         torch.manual_seed(args.seed + 1_000_003 * (env.rank + 1))
         if latest is not None:
             self.resume(latest)
+
+    def objective(self) -> str:
+        """What is trained, in words (the log and the model card say it)."""
+        a = self.args
+        task = "masked LM only (--no_nsp)" if a.no_nsp else "masked LM + next sentence"
+        if a.model_type != "bert":
+            task = f"{a.model_type}, {task}"
+        if a.masking == "static":
+            return f"{task}; static masks from the HDF5"
+        how = ", whole words" if a.whole_word_masking else ""
+        return (f"{task}; dynamic masks, {a.mlm_probability:g} of the tokens{how}, "
+                f"{a.mask_replace_prob:g} [MASK] / {a.random_replace_prob:g} random")
 
     # -- checkpoints -----------------------------------------------------------------------
     def _model_state(self, tmp_dir):
@@ -153,19 +180,21 @@ class Trainer:
                 for k, v in self.model.state_dict().items()}
 
     def save(self):
-        state = {"step": self.step, "loader": self.data.state_dict(), "phase": self.phase}
+        state = {"step": self.step, "loader": self.data.state_dict(), "phase": self.phase,
+                 "max_steps": self.args.max_steps}
         if self.engine is None:
             state.update(optimizer=self.optimizer.state_dict(),
                          scheduler=self.scheduler.state_dict(), scaler=self.scaler.state_dict())
         path = save_checkpoint(self.out, self.step, self.env,
-                               meta={"phase": self.phase, "bert_config": self.bert_config.to_dict()},
+                               meta={"phase": self.phase, "bert_config": config_dict(self.bert_config),
+                                     "model_type": self.args.model_type,
+                                     "max_steps": self.args.max_steps},
                                model_state_fn=self._model_state, trainer_state=state,
                                keep=self.args.keep_checkpoints, ds_engine=self.engine)
         log.info("checkpoint %s", path)
 
     def resume(self, ckpt):
-        meta = read_meta(ckpt)
-        state, rng = load_trainer_state(ckpt, self.env)
+        ckpt, meta, state, rng, weights = read_for_resume(ckpt, self.env)  # or the one before
         if self.engine is not None:
             if not (ckpt / DS_TAG).is_dir():
                 raise TrainError(f"{ckpt} was not written under --deepspeed: resume without it")
@@ -173,7 +202,7 @@ class Trainer:
         else:
             if "optimizer" not in state:
                 raise TrainError(f"{ckpt} was written under --deepspeed: resume with --deepspeed")
-            self.model.load_state_dict(load_file(ckpt / "model.pt"))
+            self.model.load_state_dict(weights)
             self.optimizer.load_state_dict(state["optimizer"])
             self.scheduler.load_state_dict(state["scheduler"])
             self.scaler.load_state_dict(state["scaler"])
@@ -218,7 +247,8 @@ class Trainer:
                     out = self._forward(self.ddp or self.model, batch)
                     batch = None if last else self.to_device(next(data))
                     self.scaler.scale(out.loss / accum).backward()
-            sums += torch.stack([out.loss, out.mlm_loss, out.nsp_loss]).detach().double()
+            nsp = out.nsp_loss if out.nsp_loss is not None else torch.zeros_like(out.loss)
+            sums += torch.stack([out.loss, out.mlm_loss, nsp]).detach().double()
         if self.engine is not None:
             gn = self.engine.get_global_grad_norm()
             grad_norm = float(gn) if gn is not None else float("nan")
@@ -258,7 +288,7 @@ class Trainer:
                 acc += torch.tensor([
                     out.mlm_loss.item() * m,
                     (out.mlm_logits.argmax(-1) == out.mlm_labels).sum().item(), m,
-                    out.nsp_loss.item() * b,
+                    (out.nsp_loss.item() if out.nsp_loss is not None else 0.0) * b,
                     (out.nsp_logits.argmax(-1) == batch["next_sentence_labels"]).sum().item(), b,
                 ], dtype=torch.float64)
         module.train()
@@ -266,8 +296,10 @@ class Trainer:
         mlm_n, nsp_n = max(acc[2].item(), 1), max(acc[5].item(), 1)
         res = {"eval_mlm_loss": acc[0].item() / mlm_n, "eval_mlm_acc": acc[1].item() / mlm_n,
                "eval_nsp_loss": acc[3].item() / nsp_n, "eval_nsp_acc": acc[4].item() / nsp_n}
-        res["eval_loss"] = res["eval_mlm_loss"] + res["eval_nsp_loss"]
         res["eval_instances"] = int(acc[5].item())
+        if self.args.no_nsp:  # the NSP head was not trained: its figures mean nothing
+            del res["eval_nsp_loss"], res["eval_nsp_acc"]
+        res["eval_loss"] = res["eval_mlm_loss"] + res.get("eval_nsp_loss", 0.0)
         return res
 
     def eval_size_warning(self, n: int) -> str | None:
@@ -289,7 +321,7 @@ class Trainer:
                        * self.args.gradient_accumulation_steps * self.env.world_size,
                        device=str(self.env.device), train_files=len(self.shards.train),
                        train_samples=self.data.order.total, seq_len=self.shards.seq_len,
-                       max_pred=self.shards.max_pred)
+                       max_pred=self.shards.max_pred, objective=self.objective())
 
     def train(self) -> dict:
         args, env = self.args, self.env
@@ -322,10 +354,13 @@ class Trainer:
                             * env.world_size / dt, "epoch": self.data.epoch}
                     if not all(math.isfinite(v) for v in (last["loss"],)):
                         log.warning("step %d: loss is %s", self.step, last["loss"])
+                    if args.no_nsp:
+                        del last["nsp_loss"]
                     metrics.log(self.step, last)
-                    log.info("step %d loss %.4f (mlm %.4f nsp %.4f) lr %.3g %.0f samples/s",
-                             self.step, last["loss"], last["mlm_loss"], last["nsp_loss"], lr,
-                             last["samples_per_sec"])
+                    losses = (f"mlm {last['mlm_loss']:.4f} nsp {last['nsp_loss']:.4f}"
+                              if "nsp_loss" in last else "mlm only")
+                    log.info("step %d loss %.4f (%s) lr %.3g %.0f samples/s", self.step,
+                             last["loss"], losses, lr, last["samples_per_sec"])
                     window.zero_()
                     window_steps, t0 = 0, time.perf_counter()
                 # every eval_every steps, and at the last step whatever eval_every is: a run
@@ -335,9 +370,10 @@ class Trainer:
                                                              or self.step == args.max_steps):
                     ev = self.evaluate()
                     metrics.log(self.step, ev, prefix="eval")
-                    log.info("step %d eval on %d instances: mlm %.4f (acc %.3f) nsp %.4f (acc %.3f)",
-                             self.step, ev["eval_instances"], ev["eval_mlm_loss"],
-                             ev["eval_mlm_acc"], ev["eval_nsp_loss"], ev["eval_nsp_acc"])
+                    nsp = (f" nsp {ev['eval_nsp_loss']:.4f} (acc {ev['eval_nsp_acc']:.3f})"
+                           if "eval_nsp_loss" in ev else "")
+                    log.info("step %d eval on %d instances: mlm %.4f (acc %.3f)%s", self.step,
+                             ev["eval_instances"], ev["eval_mlm_loss"], ev["eval_mlm_acc"], nsp)
                     warning = self.eval_size_warning(ev["eval_instances"])
                     if warning and env.is_main and not warned_eval:
                         log.warning(warning)

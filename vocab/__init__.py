@@ -3,7 +3,9 @@
 Tokenization (what every stage and the trainer use): spec (vocab.txt, its case setting,
 BERT's special tokens), normalizer (BERT's normaliser one character at a time, the character
 classes), tokenizer (the Hugging Face tokenizer of a vocab), fast_wordpiece (the same ids for
-whole shards, several times faster).
+whole shards, several times faster), segmenters (MeCab, jieba, PyThaiNLP for scripts without
+spaces), japanese (a vocab on MeCab words, as transformers' BertJapaneseTokenizer), word_starts
+(segmenter words over BERT's tokens, for whole-word masking and word counts).
 
 Making a vocab (chained by `pipeline vocab`, pipeline/stages/vocab.py): sample (seeded
 sample, held-out slice, BERT's word split), train (deterministic sentencepiece on word

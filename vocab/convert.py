@@ -68,9 +68,12 @@ def piece_to_token(piece: str) -> str | None:
 
 
 def to_wordpiece(pieces: list[str], alphabet: set[str], vocab_size: int,
-                 lower_case: bool = False, strip_accents: bool = False) -> tuple[list[str], ConversionInfo]:
-    """The vocab.txt tokens (see module doc) and what the conversion kept and dropped."""
-    split = make_pre_tokenizer(lower_case, strip_accents)
+                 lower_case: bool = False, strip_accents: bool = False,
+                 word_tokenizer: str | None = None) -> tuple[list[str], ConversionInfo]:
+    """The vocab.txt tokens (see module doc) and what the conversion kept and dropped. With
+    word_tokenizer="mecab" the words are MeCab's, so a piece may hold CJK characters and
+    punctuation; only whitespace splits it."""
+    split = str.split if word_tokenizer == "mecab" else make_pre_tokenizer(lower_case, strip_accents)
     info = ConversionInfo(pieces=len(pieces), alphabet=len(alphabet))
     specials = bert_specials()
     seen = set(specials)

@@ -241,7 +241,7 @@ class FastWordPiece:
         key <<= np.uint64(32)
         key |= out[solid]
         key ^= np.uint64(0x9E3779B97F4A7C15)
-        m = _mix(key)
+        m = splitmix64(key)
         del key
         h1 = np.add.reduceat(m, offset)
         m ^= m >> np.uint64(29)
@@ -358,7 +358,7 @@ def _cache_add(c: dict, h1, h2, lens, word_ids: list) -> dict:
     }
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
+def splitmix64(x: np.ndarray) -> np.ndarray:
     """splitmix64's finaliser, elementwise and in place (uint64 arithmetic wraps)."""
     x ^= x >> np.uint64(30)
     x *= np.uint64(0xBF58476D1CE4E5B9)

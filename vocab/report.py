@@ -2,7 +2,9 @@
 
 Figures: the [UNK] share of tokens and of words, subwords per word, the share of words kept
 whole (one token, not [UNK]), the vocabulary size, and a few words that became [UNK]. "Words"
-are BERT's basic-tokenizer words (punctuation marks count as words, as they do for BERT).
+are BERT's basic-tokenizer words (punctuation marks count as words, as they do for BERT); for
+a MeCab vocab MeCab's words, and with a segmenter (jieba, pythainlp) its words joined with
+BERT's (vocab/word_starts.py), so a Chinese word of three characters is one word, not three.
 
 Usage:
     rep = evaluate_vocab("data/hu/vocab", sentences, source="held-out 2% of the input")
@@ -30,29 +32,59 @@ def too_small_message(n_sentences: int) -> str | None:
             "`pipeline shard --min-test-sentences N`, or give held-out text with `pipeline vocab --eval PATH`")
 
 
-def evaluate_vocab(vocab_dir: str | os.PathLike, sentences: Sequence[str], source: str = "",
-                   batch_size: int = 1000) -> dict:
-    """Tokenize `sentences` with make_tokenizer(load_vocab(vocab_dir)) and measure it."""
-    spec = load_vocab(vocab_dir)
+def word_pieces(spec, sentences, segmenter=None, batch_size=1000):
+    """(text, [(word text, ids), ...]) per sentence: BERT's words; MeCab's for a MeCab vocab;
+    with a segmenter, its words joined with BERT's (vocab/word_starts.py)."""
+    if spec.word_tokenizer == "mecab":
+        from .japanese import MecabWordPiece
+
+        wp = MecabWordPiece(spec)
+        for text in sentences:
+            yield text, wp.words_ids(text)
+        return
+    from .word_starts import token_starts
+
     tok = make_tokenizer(spec)
-    unk_id = spec.unk_id
-    words = tokens = unk_tokens = unk_words = whole = 0
-    unk_examples: list[str] = []
+    seg = None
+    if segmenter is not None:
+        from .segmenters import load_segmenter
+
+        seg = load_segmenter(segmenter)
     for start in range(0, len(sentences), batch_size):
         batch = list(sentences[start:start + batch_size])
         for text, enc in zip(batch, tok.encode_batch(batch, add_special_tokens=False)):
-            per_word: dict[int, list[int]] = {}
-            for tid, wid, (a, b) in zip(enc.ids, enc.word_ids, enc.offsets):
-                per_word.setdefault(wid, []).append(tid)
-                if tid == unk_id and len(unk_examples) < MAX_UNK_EXAMPLES and text[a:b] not in unk_examples:
-                    unk_examples.append(text[a:b])
-            for ids in per_word.values():
-                words += 1
-                tokens += len(ids)
-                n_unk = ids.count(unk_id)
-                unk_tokens += n_unk
-                unk_words += n_unk > 0
-                whole += len(ids) == 1 and n_unk == 0
+            if seg is None:
+                starts = [w != p for w, p in zip(enc.word_ids, [None, *enc.word_ids])]
+            else:
+                starts = token_starts(enc.offsets, seg.spans(text))
+            words: list = []   # [first char, last char, ids]
+            for tid, s, (a, b) in zip(enc.ids, starts, enc.offsets):
+                if s or not words:
+                    words.append([a, b, [tid]])
+                else:
+                    words[-1][1] = b
+                    words[-1][2].append(tid)
+            yield text, [(text[a:b], ids) for a, b, ids in words]
+
+
+def evaluate_vocab(vocab_dir: str | os.PathLike, sentences: Sequence[str], source: str = "",
+                   batch_size: int = 1000, segmenter: str | None = None) -> dict:
+    """Tokenize `sentences` with the vocab's tokenizer and measure it; words are the
+    segmenter's when one is given (see word_pieces)."""
+    spec = load_vocab(vocab_dir)
+    unk_id = spec.unk_id
+    words = tokens = unk_tokens = unk_words = whole = 0
+    unk_examples: list[str] = []
+    for _text, groups in word_pieces(spec, sentences, segmenter, batch_size):
+        for word, ids in groups:
+            words += 1
+            tokens += len(ids)
+            n_unk = ids.count(unk_id)
+            unk_tokens += n_unk
+            unk_words += n_unk > 0
+            whole += len(ids) == 1 and n_unk == 0
+            if n_unk and len(unk_examples) < MAX_UNK_EXAMPLES and word not in unk_examples:
+                unk_examples.append(word)
     return {
         "eval_source": source,
         "sentences": len(sentences),
@@ -68,6 +100,8 @@ def evaluate_vocab(vocab_dir: str | os.PathLike, sentences: Sequence[str], sourc
         "lower_case": spec.lower_case,
         "strip_accents": spec.strip_accents,
         "unk_examples": unk_examples,
+        **({"words_from": "mecab" if spec.word_tokenizer else segmenter}
+           if spec.word_tokenizer or segmenter else {}),
     }
 
 

@@ -81,10 +81,11 @@ class ScanResult:
 
 def scan_file(path: str | os.PathLike, file_index: int, seed: int, sample_size: int,
               hold_out: bool = True, exclude: frozenset[int] = frozenset(),
-              lower_case: bool = False, strip_accents: bool = False) -> ScanResult:
-    """One streaming pass over a file: its alphabet (after the case setting), its best sample
-    candidates, and (with hold_out) its held-out sentences. Sentences whose key is in
-    `exclude` (the evaluation text) are kept out of the sample."""
+              lower_case: bool = False, strip_accents: bool = False,
+              word_tokenizer: str | None = None) -> ScanResult:
+    """One streaming pass over a file: its alphabet (after the case setting; NFKC for a MeCab
+    vocab), its best sample candidates, and (with hold_out) its held-out sentences. Sentences
+    whose key is in `exclude` (the evaluation text) are kept out of the sample."""
     res = ScanResult()
     sample_heap: list[tuple[int, int]] = []   # max-heap by (-key, -line)
     held: list[Candidate] = []
@@ -105,7 +106,13 @@ def scan_file(path: str | os.PathLike, file_index: int, seed: int, sample_size: 
                     heapq.heapreplace(sample_heap, item)
             yield s
 
-    res.alphabet = alphabet_of(keyed(), CharNormalizer(lower_case, strip_accents))
+    if word_tokenizer == "mecab":
+        from .japanese import NfkcCharNormalizer
+
+        normalizer = NfkcCharNormalizer(lower_case)
+    else:
+        normalizer = CharNormalizer(lower_case, strip_accents)
+    res.alphabet = alphabet_of(keyed(), normalizer)
     res.sample = sorted((-k, file_index, -li) for k, li in sample_heap)
     res.heldout = heapq.nsmallest(EVAL_MAX_SENTENCES, held)
     return res
@@ -155,9 +162,24 @@ def bert_words(text: str, normalizer: CharNormalizer) -> list[str]:
 
 
 def count_words(sentences: Iterable[str], lower_case: bool = False,
-                strip_accents: bool = False, chunk_chars: int = 1 << 20) -> Counter:
+                strip_accents: bool = False, chunk_chars: int = 1 << 20,
+                word_tokenizer: str | None = None) -> Counter:
     """Word counts of `sentences` after BERT's normaliser and basic split (in chunks; joining
-    sentences with a newline changes nothing, since whitespace is a split anyway)."""
+    sentences with a newline changes nothing, since whitespace is a split anyway); with
+    word_tokenizer="mecab", of their MeCab words (vocab/japanese.py); with another segmenter
+    (pythainlp), BERT's words are cut further at its words, so no piece crosses one."""
+    if word_tokenizer == "mecab":
+        from .japanese import mecab_words
+
+        counts = Counter()
+        for s in sentences:
+            counts.update(mecab_words(s, lower_case))
+        return counts
+    if word_tokenizer is not None:
+        from .segmenters import load_segmenter
+
+        seg = load_segmenter(word_tokenizer)
+        sentences = (" ".join(seg.words(s)) for s in sentences)
     norm = CharNormalizer(lower_case, strip_accents)
     counts: Counter = Counter()
     buf: list[str] = []
@@ -184,9 +206,10 @@ def write_word_counts(counts: Counter, path: str | os.PathLike) -> int:
 
 
 def count_sample_words(path: str | os.PathLike, lines: Sequence[int], lower_case: bool = False,
-                       strip_accents: bool = False) -> Counter:
+                       strip_accents: bool = False, word_tokenizer: str | None = None) -> Counter:
     """Word counts (count_words) of the sentences of `path` at the line indices `lines` (as
     read_sentences numbers them: non-blank lines from 0)."""
     wanted = set(lines)
     return count_words((s for li, s in enumerate(read_sentences(path)) if li in wanted),
-                       lower_case=lower_case, strip_accents=strip_accents)
+                       lower_case=lower_case, strip_accents=strip_accents,
+                       word_tokenizer=word_tokenizer)

@@ -40,6 +40,9 @@ class VocabSpec:
     tokens: tuple[str, ...]
     lower_case: bool = False
     strip_accents: bool = False
+    # "mecab": text is split into MeCab words before WordPiece (transformers'
+    # BertJapaneseTokenizer); None: BERT's basic split (BertTokenizer)
+    word_tokenizer: str | None = None
 
     @property
     def size(self) -> int:
@@ -116,7 +119,8 @@ def load_vocab(path: str | os.PathLike) -> VocabSpec:
         seen.add(t)
     lower_case, strip_accents = read_case_setting(vocab_file.parent)
     return VocabSpec(vocab_file=vocab_file, tokens=tokens, lower_case=lower_case,
-                     strip_accents=strip_accents)
+                     strip_accents=strip_accents,
+                     word_tokenizer=read_word_tokenizer(vocab_file.parent))
 
 
 def read_case_setting(folder: str | os.PathLike) -> tuple[bool, bool]:
@@ -128,13 +132,51 @@ def read_case_setting(folder: str | os.PathLike) -> tuple[bool, bool]:
         cfg = json.load(fh)
     lower = bool(cfg.get("do_lower_case", False))
     strip = cfg.get("strip_accents")
+    if cfg.get("tokenizer_class") == "BertJapaneseTokenizer":
+        return lower, False   # its MeCab words keep accents
     # Hugging Face reads strip_accents=None as "follow do_lower_case"; we write it explicitly.
     strip = lower if strip is None else bool(strip)
     return lower, strip
 
 
-def tokenizer_config(lower_case: bool, strip_accents: bool, model_max_length: int = 512) -> dict:
-    """The tokenizer_config.json that records the case setting for us and for transformers."""
+def read_word_tokenizer(folder: str | os.PathLike) -> str | None:
+    """"mecab" when tokenizer_config.json names BertJapaneseTokenizer with MeCab words, else None."""
+    cfg_file = Path(folder) / TOKENIZER_CONFIG
+    if not cfg_file.is_file():
+        return None
+    with open(cfg_file, encoding="utf-8") as fh:
+        cfg = json.load(fh)
+    if cfg.get("tokenizer_class") != "BertJapaneseTokenizer":
+        return None
+    kind = cfg.get("word_tokenizer_type", "basic")
+    dic = (cfg.get("mecab_kwargs") or {}).get("mecab_dic", "ipadic")
+    if kind != "mecab" or dic != "unidic_lite" or cfg.get("subword_tokenizer_type", "wordpiece") != "wordpiece":
+        raise VocabError(f"{cfg_file}: a BertJapaneseTokenizer with {kind} words "
+                         f"({dic}) is not supported: only MeCab words with unidic_lite and wordpiece")
+    return "mecab"
+
+
+# transformers' Japanese BERT tokenizer: MeCab through fugashi on unidic-lite, NFKC first
+JAPANESE_TOKENIZER = {
+    "tokenizer_class": "BertJapaneseTokenizer",
+    "word_tokenizer_type": "mecab",
+    "subword_tokenizer_type": "wordpiece",
+    "mecab_kwargs": {"mecab_dic": "unidic_lite"},
+}
+
+
+def tokenizer_config(lower_case: bool, strip_accents: bool, model_max_length: int = 512,
+                     word_tokenizer: str | None = None) -> dict:
+    """The tokenizer_config.json that records the case setting for us and for transformers;
+    with word_tokenizer="mecab", transformers' BertJapaneseTokenizer on MeCab words."""
+    if word_tokenizer == "mecab":
+        if strip_accents:
+            raise VocabError("a MeCab vocab cannot strip accents (transformers' Japanese "
+                             "tokenizer has no such option): leave out --strip-accents")
+        return {**JAPANESE_TOKENIZER, "do_lower_case": bool(lower_case),
+                "model_max_length": model_max_length,
+                "unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]",
+                "cls_token": "[CLS]", "mask_token": "[MASK]"}
     return {
         "tokenizer_class": "BertTokenizer",
         "do_lower_case": bool(lower_case),

@@ -26,11 +26,12 @@ class TrainingError(ValueError):
 def train_sentencepiece(word_counts: str | os.PathLike, model_prefix: str | os.PathLike,
                         vocab_size: int, model_type: str = "bpe",
                         character_coverage: float = 0.9999, seed: int = 12345,
-                        max_piece_length: int = 16) -> Path:
+                        max_piece_length: int = 16, split_by_script: bool = True) -> Path:
     """Train on a tsv of word counts; return the path of `<model_prefix>.model`.
 
     Only `<unk>` is reserved (no <s>, </s>, <pad>): the BERT specials are added on conversion.
     hard_vocab_limit is off, so a small corpus yields a smaller vocab instead of an error.
+    split_by_script=False lets a piece mix scripts: MeCab words do ("住ん": kanji + kana).
     """
     import sentencepiece as spm
 
@@ -45,6 +46,7 @@ def train_sentencepiece(word_counts: str | os.PathLike, model_prefix: str | os.P
             input_sentence_size=0, shuffle_input_sentence=False, hard_vocab_limit=False,
             normalization_rule_name="identity", remove_extra_whitespaces=False,
             add_dummy_prefix=True, split_by_whitespace=True,
+            split_by_unicode_script=bool(split_by_script),
             max_sentencepiece_length=int(max_piece_length), max_sentence_length=1 << 14,
             unk_id=0, bos_id=-1, eos_id=-1, pad_id=-1,
             num_threads=SPM_THREADS, minloglevel=2,
@@ -57,4 +59,22 @@ def train_sentencepiece(word_counts: str | os.PathLike, model_prefix: str | os.P
         elif "too high" in msg or "too small" in msg:
             hint = ": lower --vocab-size or give more text"
         raise TrainingError(f"sentencepiece training failed ({msg}){hint}") from None
-    return Path(f"{model_prefix}.model")
+    model = Path(f"{model_prefix}.model")
+    forget_paths(model)
+    return model
+
+
+def forget_paths(model_file: Path) -> None:
+    """sentencepiece records its training input's and model prefix's paths in the model
+    (trainer_spec.input, .model_prefix): keep only their names, so that the same input in
+    another data directory or on another node gives the same bytes."""
+    from sentencepiece import sentencepiece_model_pb2
+
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(model_file.read_bytes())
+    spec = proto.trainer_spec
+    names = [Path(p).name for p in spec.input]
+    del spec.input[:]
+    spec.input.extend(names)
+    spec.model_prefix = Path(spec.model_prefix).name
+    model_file.write_bytes(proto.SerializeToString(deterministic=True))

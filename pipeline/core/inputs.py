@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import StageError
-from .manifest import require_stage_output
+from .manifest import read_manifest, require_stage_output
 from .registry import BY_NAME, stage_dir
 
 
@@ -22,6 +22,10 @@ def resolve_input(data_dir, lang: str, stage: str, input: str | os.PathLike | No
     what to run when it is missing or unfinished)."""
     if input is not None:
         return Path(input)
+    for preferred in BY_NAME[stage].prefers:   # split: the deduplicated mix, once there is one
+        folder = stage_dir(data_dir, lang, preferred)
+        if read_manifest(folder) is not None:
+            return folder
     upstream = BY_NAME[stage].upstream[0]
     folder = stage_dir(data_dir, lang, upstream)
     require_stage_output(folder, upstream)

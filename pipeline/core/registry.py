@@ -5,7 +5,8 @@ Each entry names the stage's command, the module that defines it (`pipeline.stag
 holds a click `command` and the Python function behind it), the folder it writes under
 DATA_DIR/LANG/ (None where the name depends on options, as encode's hdf5_... folders do), the
 stages whose finished output it reads, and the optional outputs it also reads when they are
-there. The order is the order `pipeline run` follows: every stage after what it reads, so
+there (split reads dedup's output instead of format's once a dedup has finished). The order
+is the order `pipeline run` follows: every stage after what it reads, so
 shard runs before vocab, whose quality report is measured on the test shards; the probe, which
 only evaluates models, comes last, after the data the trainer needs.
 
@@ -29,6 +30,7 @@ class Stage:
     output: str | None              # folder under DATA_DIR/LANG/, None: named by its options
     upstream: tuple[str, ...] = ()  # stages whose finished output it reads
     also_reads: tuple[str, ...] = ()  # outputs it uses when present (never required)
+    prefers: tuple[str, ...] = ()   # read instead of upstream when finished (split: deduped/)
     in_run: bool = True             # one of the stages `pipeline run` chains
     summary: str = ""               # one line for `pipeline --help`
 
@@ -41,9 +43,12 @@ STAGES: tuple[Stage, ...] = (
     Stage("download", "download", summary="the dump of a Wikipedia, checksum-verified (or --dump PATH)"),
     Stage("extract", "extracted", ("download",), summary="article text with wikiextractor"),
     Stage("format", "formatted", ("extract",), summary="one clean paragraph per line"),
-    Stage("split", "sentences", ("format",), summary="one sentence per line"),
+    Stage("ingest", "ingested", summary="other corpora (text, JSONL, Parquet) as formatted text"),
+    Stage("dedup", "deduped", also_reads=("format", "ingest"),
+          summary="every source together, exact and near-duplicate copies removed"),
+    Stage("split", "sentences", ("format",), prefers=("dedup",), summary="one sentence per line"),
     Stage("filter", "filtered", ("split",), summary="documents that are running text of the language"),
-    Stage("shard", "sharded", ("filter",), summary="balanced training and test shards"),
+    Stage("shard", "sharded", ("filter",), summary="balanced training and test shards, sources weighted"),
     Stage("vocab", "vocab", ("filter",), also_reads=("shard",),
           summary="WordPiece vocab.txt and its quality report"),
     Stage("encode", None, ("shard", "vocab"), summary="static-masked instances in NVIDIA's HDF5"),

@@ -185,9 +185,12 @@ class StageRun:
         return info
 
     def mark_done(self, task_id: str, info: dict | None = None, outputs: Iterable[Path] = ()) -> None:
-        """Record a finished task, with those of `outputs` it wrote (they must stay)."""
+        """Record a finished task, with those of `outputs` it wrote (they must stay); a task
+        that learns its outputs as it goes (ingest's parts) lists them in info["written_files"]."""
+        info = dict(info or {})
+        outputs = [*outputs, *info.pop("written_files", ())]
         written = [os.path.relpath(p, self.output) for p in outputs if Path(p).is_file()]
-        write_json_atomic(self._marker(task_id), {**(info or {}), "written_files": written})
+        write_json_atomic(self._marker(task_id), {**info, "written_files": written})
 
     # -- running work ----------------------------------------------------------------------
 

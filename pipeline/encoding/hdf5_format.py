@@ -14,10 +14,21 @@ One file per shard, gzip-compressed datasets, N instances, L = max seq, P = max 
 Files with `training` in the name are training data, `test` files are held out. A reader
 finds the number of real predictions as the index of the first 0 in masked_lm_positions.
 
+One optional dataset, written only for scripts whose words a segmenter finds (Chinese,
+Japanese, Thai; NVIDIA's loader reads its keys by name and never sees it):
+
+    word_starts           int8  [N, L]  1 where a token starts a whole word ([CLS] and [SEP]
+                                        are words of their own), 0 where it continues the
+                                        word before it, 0 in padding
+
+A whole word for masking is a position with 1 and the 0 positions after it. Without the
+dataset a word is a piece and the `##` pieces after it.
+
 Usage:
     shape = check_file(path)            # FileShape(n, seq_len, max_pred); HDF5FormatError if not
     labels = masked_lm_labels(positions, ids)   # -1 where there is no prediction
     output_folder_name(lower_case=False, max_seq=128, max_pred=20, dupe_factor=5)
+    is_packed(path)                     # True inside a folder of `encode --pack` (*_packed)
 """
 from __future__ import annotations
 
@@ -34,6 +45,11 @@ DATASETS = {
     "masked_lm_positions": (np.int32, "P"),
     "masked_lm_ids": (np.int32, "P"),
     "next_sentence_labels": (np.int8, None),
+}
+
+# Present only where encode knows segmenter words (see the module doc); same checks when present.
+OPTIONAL_DATASETS = {
+    "word_starts": (np.int8, "L"),
 }
 
 # Encode's defaults that name its output folder (one place: the CLI, `run` and the demo read them).
@@ -80,7 +96,8 @@ def check_file(path: str | os.PathLike) -> FileShape:
         if missing:
             raise HDF5FormatError(f"{path}: wrong schema, it lacks {', '.join(missing)}")
         shapes = {}
-        for key, (_, width) in DATASETS.items():
+        present = {**DATASETS, **{k: v for k, v in OPTIONAL_DATASETS.items() if k in fh}}
+        for key, (_, width) in present.items():
             ds = fh[key]
             ndim = 1 if width is None else 2
             if not isinstance(ds, h5py.Dataset) or len(ds.shape) != ndim or ds.dtype.kind not in "iu":
@@ -92,11 +109,11 @@ def check_file(path: str | os.PathLike) -> FileShape:
     seq_len = shapes["input_ids"][1]
     max_pred = shapes["masked_lm_positions"][1]
     width = {"L": seq_len, "P": max_pred}
-    bad = [k for k in DATASETS if shapes[k][0] != n]
-    bad += [k for k, (_, w) in DATASETS.items() if w is not None and shapes[k][1] != width[w]]
+    bad = [k for k in present if shapes[k][0] != n]
+    bad += [k for k, (_, w) in present.items() if w is not None and shapes[k][1] != width[w]]
     if bad:
         raise HDF5FormatError(f"{path}: wrong schema, inconsistent shapes "
-                              f"{ {k: shapes[k] for k in DATASETS} }")
+                              f"{ {k: shapes[k] for k in present} }")
     return FileShape(int(n), int(seq_len), int(max_pred))
 
 
@@ -109,14 +126,30 @@ def masked_lm_labels(positions: np.ndarray, ids: np.ndarray) -> np.ndarray:
 def output_folder_name(lower_case: bool, max_seq: int, max_pred: int,
                        masked_lm_prob: float = MASKED_LM_PROB, seed: int = RANDOM_SEED,
                        dupe_factor: int = DUPE_FACTOR, whole_word: bool = False,
-                       strip_accents: bool = False, short_seq_prob: float = SHORT_SEQ_PROB) -> str:
-    """NVIDIA's folder name, plus a suffix for each data-changing option it does not name."""
+                       strip_accents: bool = False, short_seq_prob: float = SHORT_SEQ_PROB,
+                       packed: bool = False) -> str:
+    """NVIDIA's folder name, plus a suffix for each data-changing option it does not name;
+    packed rows (encode --pack) end in PACKED_SUFFIX, which the trainer reads (is_packed)."""
     name = (f"hdf5_lower_case_{int(bool(lower_case))}_seq_len_{max_seq}_max_pred_{max_pred}"
             f"_masked_lm_prob_{masked_lm_prob:g}_random_seed_{seed}_dupe_factor_{dupe_factor}")
-    if short_seq_prob != SHORT_SEQ_PROB:
+    if short_seq_prob != SHORT_SEQ_PROB and not packed:   # packing has no short rows
         name += f"_short_seq_prob_{short_seq_prob:g}"
     if whole_word:
         name += "_wwm"
     if strip_accents:
         name += "_strip_accents"
+    if packed:
+        name += PACKED_SUFFIX
     return name
+
+
+# The folder of packed rows (no sentence pairs: next-sentence labels mean nothing) ends in this.
+PACKED_SUFFIX = "_packed"
+
+
+def is_packed(path: str | os.PathLike) -> bool:
+    """Whether `path` (an HDF5 file or a folder) lies in a folder encode --pack wrote."""
+    from pathlib import Path
+
+    p = Path(path).resolve()
+    return any(part.endswith(PACKED_SUFFIX) for part in (p.name, *(q.name for q in p.parents)))

@@ -39,6 +39,9 @@ class Corpus:
     tokens: np.ndarray        # int32, every sentence's ids back to back
     sent_bounds: np.ndarray   # int64 [S+1]: sentence i is tokens[sent_bounds[i]:sent_bounds[i+1]]
     doc_bounds: np.ndarray    # int64 [D+1]: document d is sentences doc_bounds[d]:doc_bounds[d+1]
+    # bool per token: it starts a word (segmenter words, vocab/word_starts.py); None when the
+    # tokenizer gives none (then a word is a piece and its ## pieces)
+    word_starts: np.ndarray | None = None
 
     @property
     def n_docs(self) -> int:
@@ -65,7 +68,8 @@ class Corpus:
 
     @classmethod
     def from_stream(cls, fh, wordpiece, block_chars: int = BLOCK_CHARS) -> "Corpus":
-        ids_parts, len_parts, doc_parts = [], [], []
+        ids_parts, len_parts, doc_parts, start_parts = [], [], [], []
+        with_starts = hasattr(wordpiece, "encode_words")
         doc = 0
         while True:
             lines = fh.readlines(block_chars)
@@ -74,7 +78,11 @@ class Corpus:
             text = "".join(lines)
             if text.endswith("\n"):
                 text = text[:-1]
-            ids, counts = wordpiece.encode_text(text)
+            if with_starts:
+                ids, counts, starts = wordpiece.encode_words(text)
+                start_parts.append(starts)
+            else:
+                ids, counts = wordpiece.encode_text(text)
             del text
             blank = np.fromiter((not line.strip() for line in lines), dtype=bool, count=len(lines))
             del lines
@@ -97,7 +105,11 @@ class Corpus:
         if not len(doc_of_sent):
             starts = starts[:0]
         doc_bounds = np.r_[starts, len(sent_len)].astype(np.int64)
-        return cls(tokens=tokens, sent_bounds=sent_bounds, doc_bounds=doc_bounds)
+        word_starts = None
+        if with_starts:
+            word_starts = (np.concatenate(start_parts) if start_parts else np.zeros(0, bool))
+        return cls(tokens=tokens, sent_bounds=sent_bounds, doc_bounds=doc_bounds,
+                   word_starts=word_starts)
 
 
 @dataclass

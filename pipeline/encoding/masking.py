@@ -14,6 +14,11 @@ Two small differences from the reference: `n` counts the non-special tokens (the
 counts [CLS] and [SEP] too, which pushes short sequences above the masking rate), and with
 whole-word masking a ## piece at the start of B (left by truncation) does not join the last
 word of A across [SEP].
+
+Scripts without spaces: given the corpus's `word_starts` (segmenter words, one flag per token,
+vocab/word_starts.py), a word is a start and the tokens after it, so a Chinese word of three
+character tokens is masked whole; the batch then also holds `word_starts` for the HDF5
+(pipeline/encoding/hdf5_format.py), so the trainer's dynamic masking finds the same words.
 """
 from __future__ import annotations
 
@@ -37,9 +42,11 @@ class Masker:
             raise ValueError(f"{spec.vocab_file} has no word pieces besides special tokens")
         self.is_continuation = np.array([t.startswith("##") for t in spec.tokens], dtype=bool)
 
-    def make_batch(self, tokens: np.ndarray, plan, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """The six HDF5 arrays for the instances of `plan` (an InstancePlan slice)."""
-        L, P = self.max_seq, self.max_pred
+    def make_batch(self, tokens: np.ndarray, plan, rng: np.random.Generator,
+                   word_starts: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The six HDF5 arrays for the instances of `plan` (an InstancePlan slice), and
+        `word_starts` [B, L] when the corpus's word starts are given."""
+        L = self.max_seq
         B = len(plan)
         la = plan.a_len.astype(np.int32)
         lb = plan.b_len.astype(np.int32)
@@ -56,18 +63,41 @@ class Masker:
         src *= cand
         ids = tokens[src]
         ids *= cand
+        starts = None
+        if word_starts is not None:
+            prev_cand = np.zeros_like(cand)
+            prev_cand[:, 1:] = cand[:, :-1]
+            # a segment's first token starts a word even if truncation cut the word's head off
+            starts = cand & (word_starts[src] | ~prev_cand)
         rows = np.arange(B)
         ids[:, 0] = self.cls_id
         ids[rows, la + 1] = self.sep_id
         ids[rows, last] = self.sep_id
         input_mask = (J <= last[:, None]).view(np.int8)
+        if starts is not None:
+            starts_out = (starts | ((J <= last[:, None]) & ~cand)).view(np.int8)
         segment_ids = (in_b | (J == last[:, None])).view(np.int8)
         del src, in_a
 
-        n_cand = la + lb
+        out = self.mask_rows(ids, cand, rng, starts=starts, n_cand=la + lb)
+        out.update(input_mask=input_mask, segment_ids=segment_ids,
+                   next_sentence_labels=plan.random_next.view(np.int8))
+        if starts is not None:
+            out["word_starts"] = starts_out
+        return out
+
+    def mask_rows(self, ids: np.ndarray, cand: np.ndarray, rng: np.random.Generator,
+                  starts: np.ndarray | None = None, n_cand: np.ndarray | None = None) -> dict:
+        """Mask rows laid out already (pairs above, packed rows: pipeline/encoding/packing.py):
+        `cand` marks the tokens that may be chosen; `ids` is changed in place. Returns
+        input_ids, masked_lm_positions and masked_lm_ids."""
+        B, P = len(ids), self.max_pred
+        if n_cand is None:
+            n_cand = cand.sum(axis=1)
         k = np.minimum(P, np.maximum(1, np.rint(n_cand * self.prob).astype(np.int64)))
         if self.whole_word:
-            positions, count = _positions_from_mask(self._choose_whole_words(ids, cand, k, rng), P)
+            positions, count = _positions_from_mask(
+                self._choose_whole_words(ids, cand, k, rng, starts), P)
         else:
             positions, count = self._choose_tokens(cand, k, rng)
         valid = np.arange(P)[None, :] < count[:, None]
@@ -82,11 +112,8 @@ class Masker:
         np.put_along_axis(ids, positions, np.where(valid, new, original), axis=1)
         return {
             "input_ids": ids.astype(np.int32, copy=False),
-            "input_mask": input_mask,
-            "segment_ids": segment_ids,
             "masked_lm_positions": positions.astype(np.int32),
             "masked_lm_ids": masked_ids.astype(np.int32, copy=False),
-            "next_sentence_labels": plan.random_next.view(np.int8),
         }
 
     def _choose_tokens(self, cand: np.ndarray, k: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -102,12 +129,14 @@ class Masker:
         picked.sort(axis=1)
         return picked, k
 
-    def _choose_whole_words(self, ids, cand, k, rng) -> np.ndarray:
-        """Boolean [B, L] of masked positions; words (a piece and its ## pieces) stay whole."""
+    def _choose_whole_words(self, ids, cand, k, rng, starts=None) -> np.ndarray:
+        """Boolean [B, L] of masked positions; words (a piece and its ## pieces, or the
+        tokens from a word start to the next) stay whole."""
         B, L = ids.shape
-        prev_cand = np.zeros_like(cand)
-        prev_cand[:, 1:] = cand[:, :-1]
-        starts = cand & ~(self.is_continuation[ids] & prev_cand)
+        if starts is None:
+            prev_cand = np.zeros_like(cand)
+            prev_cand[:, 1:] = cand[:, :-1]
+            starts = cand & ~(self.is_continuation[ids] & prev_cand)
         group = np.cumsum(starts, axis=1) - 1          # word number of each candidate position
         group[~cand] = L                                # a dummy column for the rest
         flat = (np.arange(B)[:, None] * (L + 1) + group).ravel()

@@ -43,7 +43,8 @@ def render(ids, mask, masked_pos, masked_ids, spec: VocabSpec) -> tuple[str, str
 def statistics(f, spec: VocabSpec, max_rows: int | None = None) -> dict:
     """Counts over the first `max_rows` instances of an open HDF5 file (all when None): masked
     tokens and how they split into [MASK] / random / kept, random-next labels, lengths (and
-    their histogram, `lengths`: instances per length 0..L), invalid masked positions."""
+    their histogram, `lengths`: instances per length 0..L), the share of real (non-pad) token
+    slots `real_share`, invalid masked positions."""
     n, L = f["input_ids"].shape
     n = n if max_rows is None else min(n, max_rows)
     special = np.array([spec.cls_id, spec.sep_id], dtype=np.int64)
@@ -62,7 +63,8 @@ def statistics(f, spec: VocabSpec, max_rows: int | None = None) -> dict:
         valid = pos > 0
         count = valid.sum(axis=1)
         at = np.take_along_axis(ids, pos, axis=1)
-        tot["tokens"] += int((length - 3).sum())
+        # non-special tokens: length - 3 for a pair, more for a packed row (a [SEP] per document)
+        tot["tokens"] += int(((mask != 0) & ~np.isin(ids, special)).sum())
         tot["masked"] += int(count.sum())
         tot["as_mask"] += int(((at == spec.mask_id) & valid).sum())
         tot["kept"] += int(((at == orig) & valid).sum())
@@ -78,4 +80,5 @@ def statistics(f, spec: VocabSpec, max_rows: int | None = None) -> dict:
         tot["bad_positions"] += int((~(prefix_ok.all(axis=1) & ascending & inside & not_special)).sum())
     tot["random"] = tot["masked"] - tot["as_mask"] - tot["kept"]
     tot["lengths"] = lengths.tolist()
+    tot["real_share"] = tot["length_sum"] / (n * L) if n else None   # real (non-pad) slots
     return tot

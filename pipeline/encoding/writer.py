@@ -32,7 +32,7 @@ try:
 except ImportError:   # the same format, slower
     _isal_deflate = None
 
-from .hdf5_format import DATASETS
+from .hdf5_format import DATASETS, OPTIONAL_DATASETS
 
 GZIP_LEVEL = 1
 SHUFFLE = True
@@ -47,7 +47,8 @@ def chunk_rows(max_seq: int) -> int:
 
 class InstanceFileWriter:
     def __init__(self, path, n_instances: int, max_seq: int, max_pred: int,
-                 gzip_level: int = GZIP_LEVEL, shuffle: bool = SHUFFLE):
+                 gzip_level: int = GZIP_LEVEL, shuffle: bool = SHUFFLE, optional: tuple = ()):
+        """`optional`: keys of OPTIONAL_DATASETS to write too (each batch then holds them)."""
         import h5py
 
         self.n = n_instances
@@ -60,7 +61,8 @@ class InstanceFileWriter:
         self._fast_deflate = _isal_deflate if _isal_deflate and gzip_level <= 3 else zlib.compress
         self.shuffle = shuffle
         self.datasets = {}
-        for key, (dtype, width) in DATASETS.items():
+        keys = {**DATASETS, **{k: OPTIONAL_DATASETS[k] for k in optional}}
+        for key, (dtype, width) in keys.items():
             shape = (n_instances,) if width is None else (n_instances, max_seq if width == "L" else max_pred)
             chunks = (rows,) + shape[1:]
             self.datasets[key] = self.file.create_dataset(

@@ -18,6 +18,7 @@ from .hdf5 import hdf5_section
 from .inputs import ReportInputs
 from .page import render_page
 from .rejections import rejections_section
+from .sources import sources_section
 from .training import training_section
 from .vocabulary import vocab_section
 
@@ -28,15 +29,16 @@ def build_report(lang_dir: Path, lang: str, runs=(), downstream=()) -> tuple[str
     """(the page's HTML, its warnings); `downstream`: results.json files or their folders
     besides each run's downstream/."""
     data = ReportInputs.of(lang_dir)
-    sections = [
+    sections = [s for s in [
         funnel_section(data),
+        sources_section(data, lang),
         rejections_section(data, lang),
         quality_section(data, lang),
         vocab_section(data, lang),
         hdf5_section(data.encodings, lang),
         training_section([Path(r) for r in runs]),
         downstream_section([Path(r) for r in runs], [Path(d) for d in downstream]),
-    ]
+    ] if s is not None]
     subtitle = f"{lang_dir.resolve()} · written {time.strftime('%Y-%m-%d %H:%M')}"
     page = render_page(f"wiki2bert report: {lang}", subtitle, sections, lang)
     return page, [f"{s.id}: {w}" for s in sections for w in s.warnings]

@@ -1,10 +1,12 @@
 """Section `quality`: the text-quality measures of the corpus (pipeline/text/quality.py, the
 ones `bench/bench_text_quality.py` prints) against their goals, with offending lines, and the
-histograms of sentence length and sentences per document of a sample of filtered/.
+histograms of sentence length and sentences per document of a sample of filtered/ (words of
+scripts without spaces are the language's segmenter words, as the filter counts them).
 """
 from __future__ import annotations
 
 from pipeline.text.doc_rules import count_words
+from pipeline.text.language_settings import word_segmenter
 from pipeline.text.quality import MEASURES, measure_corpus
 
 from .figures import bar_chart, histogram
@@ -58,14 +60,29 @@ def _bins(top: int) -> list[int]:
     return list(range(0, top + step + 1, step))
 
 
-def _histograms(sec: Section, data: ReportInputs) -> None:
+def _segmenter(lang: str):
+    """(name, text -> words) of the language's word segmenter, or (None, None) when it has
+    none or its package is missing (then characters are counted, and the axis says so)."""
+    name = word_segmenter(lang)
+    if name is None:
+        return None, None
+    from vocab.segmenters import SegmenterError, load_segmenter
+
+    try:
+        return name, load_segmenter(name).words
+    except SegmenterError:
+        return None, None
+
+
+def _histograms(sec: Section, data: ReportInputs, lang: str) -> None:
     stage = "filter" if data.manifest("filter") else "split" if data.manifest("split") else None
     if stage is None:
         return
     docs = sample_documents(data.folder(stage))
     if not docs:
         return
-    lengths = [count_words(s) for d in docs for s in d]
+    seg_name, segment = _segmenter(lang)
+    lengths = [count_words(s, segment=segment) for d in docs for s in d]
     per_doc = [len(d) for d in docs]
     sec.add(f"<p>Histograms of a sample of {num(len(docs))} documents "
             f"({num(len(lengths))} sentences) of {data.folder(stage).name}/.</p>")
@@ -73,7 +90,8 @@ def _histograms(sec: Section, data: ReportInputs) -> None:
     cut = min(150, top)
     sec.add(histogram([min(n, cut) for n in lengths], bins=_bins(cut),
                       title=f"Words per sentence (longest {top}" + (", shown at 150)" if top > cut else ")"),
-                      xlabel="words (CJK/Thai: characters)", ylabel="sentences",
+                      xlabel=(f"words ({seg_name} words)" if seg_name
+                              else "words (CJK/Thai: characters)"), ylabel="sentences",
                       marks={"1 word": 1}))
     one = sum(1 for n in lengths if n <= 1) / len(lengths)
     if one > 0.05:
@@ -89,5 +107,5 @@ def _histograms(sec: Section, data: ReportInputs) -> None:
 def quality_section(data: ReportInputs, lang: str) -> Section:
     sec = Section("quality", "Corpus quality")
     _measures(sec, data, lang)
-    _histograms(sec, data)
+    _histograms(sec, data, lang)
     return sec

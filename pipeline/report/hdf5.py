@@ -78,6 +78,7 @@ def _one_set(sec: Section, folder: Path, m: dict, lang: str) -> None:
                                                   for k in ("as_mask", "random", "kept"))),
             ("random next sentence (B)", percent(st["random_next"] / n if n else None)),
             ("mean length", f"{st['length_sum'] / max(1, n):.1f} of {seq}"),
+            ("real (non-pad) tokens", percent(st.get("real_share"), 1)),
             ("instances with invalid masked positions", num(st.get("bad_positions")))]
     bad = set()
     if st.get("bad_positions"):

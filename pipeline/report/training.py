@@ -57,12 +57,17 @@ def _one_run(sec: Section, run: Path) -> None:
             ("phase / max_steps", f"{hp.get('phase', '-')} / {num(hp.get('max_steps'))}"),
             ("ranks / global batch", f"{hp.get('world_size', '-')} / {num(hp.get('global_batch_size'))}"),
             ("seq_len / max_pred", f"{hp.get('seq_len', '-')} / {hp.get('max_pred', '-')}"),
-            ("last logged step", num(last["step"])),
-            ("loss (mlm + nsp)", f"{last['loss']:.4f} ({last['mlm_loss']:.4f} + {last['nsp_loss']:.4f})")]
+            ("objective", hp.get("objective", "-")),
+            ("last logged step", num(last["step"]))]
+    if "nsp_loss" in last:
+        rows.append(("loss (mlm + nsp)", f"{last['loss']:.4f} ({last['mlm_loss']:.4f} + {last['nsp_loss']:.4f})"))
+    else:  # --no_nsp: masked LM only
+        rows.append(("loss (mlm only)", f"{last['loss']:.4f}"))
     if evals:
         ev = evals[-1]
         rows.append(("last eval: mlm loss / acc", f"{ev['eval_mlm_loss']:.4f} / {ev['eval_mlm_acc']:.3f}"))
-        rows.append(("last eval: nsp loss / acc", f"{ev['eval_nsp_loss']:.4f} / {ev['eval_nsp_acc']:.3f}"))
+        if "eval_nsp_loss" in ev:
+            rows.append(("last eval: nsp loss / acc", f"{ev['eval_nsp_loss']:.4f} / {ev['eval_nsp_acc']:.3f}"))
         n = ev.get("eval_instances")
         rows.append(("eval instances", num(n)))
         if n is not None and few_eval_instances(n):

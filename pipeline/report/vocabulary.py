@@ -11,9 +11,9 @@ import json
 from collections import Counter, defaultdict
 
 from pipeline.text.doc_rules import script_of
-from vocab.report import MIN_EVAL_SENTENCES, too_small_message
+from vocab.report import MIN_EVAL_SENTENCES, too_small_message, word_pieces
+from vocab.segmenters import SegmenterError
 from vocab.spec import NUM_SPECIALS, VocabError, load_vocab
-from vocab.tokenizer import make_tokenizer
 
 from .figures import bar_chart, histogram
 from .inputs import ReportInputs, sample_documents
@@ -82,19 +82,23 @@ def vocab_section(data: ReportInputs, lang: str) -> Section:
 
     sentences = _sentences(data)
     if sentences:
-        tok = make_tokenizer(spec)
-        encodings = tok.encode_batch(sentences, add_special_tokens=False)
-        per_word = Counter()
-        for enc in encodings:
-            per_word.update(Counter(w for w in enc.word_ids if w is not None).values())
+        # words as the vocab report counts them: MeCab's, a segmenter's, or BERT's
+        segmenter = (data.manifest("vocab") or {}).get("options", {}).get("word_segmenter")
+        try:
+            groups = [g for _, g in word_pieces(spec, sentences, segmenter)]
+        except SegmenterError as exc:
+            sec.warn(str(exc))
+            return sec
+        per_word = Counter(len(ids) for g in groups for _, ids in g)
+        sentence_pieces = [[spec.tokens[i] for _, ids in g for i in ids] for g in groups]
         values = sorted(per_word)
         sec.add(histogram(values, weights=[per_word[v] for v in values],
                           bins=[v - 0.5 for v in range(1, min(max(values), 12) + 2)],
                           title=f"Pieces per word on {len(sentences):,} held-out sentences",
                           xlabel="pieces of one word", ylabel="words"))
         sec.add("<h3>Held-out sentences as the model sees them</h3>",
-                '<ul class="sample">' + "".join(_pieces_html(e.tokens, lang)
-                                                for e in encodings[:SHOWN_SENTENCES]) + "</ul>")
+                '<ul class="sample">' + "".join(_pieces_html(p, lang)
+                                                for p in sentence_pieces[:SHOWN_SENTENCES]) + "</ul>")
     pieces = list(spec.tokens[NUM_SPECIALS:])
     longest = sorted(pieces, key=lambda t: (-len(t.removeprefix("##")), t))[:30]
     sec.add("<h3>Longest pieces</h3>",

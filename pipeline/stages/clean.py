@@ -7,9 +7,10 @@ Usage:
     clean(data_dir="data", lang="uk", keep=["hdf5", "vocab"])   # from Python
 
 --keep takes stage names or their folders (download, extract/extracted, format/formatted,
-split/sentences, filter/filtered, shard/sharded, vocab, encode/hdf5 for every hdf5_... folder,
-rejected, report for report.html), comma-separated; `--keep none` removes them all. Only those
-folders are ever removed: anything else in DATA_DIR/LANG/ stays. A stage whose input was
+ingest/ingested, dedup/deduped, split/sentences, filter/filtered, shard/sharded, vocab,
+encode/hdf5 for every hdf5_... folder, rejected, report for report.html), comma-separated;
+`--keep none` removes them all. Only those folders are ever removed: anything else in
+DATA_DIR/LANG/ stays. A stage whose input was
 removed cannot be rerun without redoing the stages before it (`pipeline run` does that).
 """
 from __future__ import annotations

@@ -11,6 +11,17 @@ a bare vocab.txt means cased), and writes one HDF5 per shard to
 DATA_DIR/LANG/hdf5_lower_case_{0,1}_seq_len_{L}_max_pred_{P}_masked_lm_prob_{p}_random_seed_{s}_dupe_factor_{d}[_wwm][_strip_accents]/{lang}wiki/
 (under --output instead of DATA_DIR/LANG when given). Each shard is one task: its instances
 depend only on the seed and the shard's name, whatever --workers.
+
+Scripts without spaces: a MeCab vocab (`pipeline --lang ja vocab`) is tokenized on MeCab words
+(vocab/japanese.py); otherwise, when the language has a word segmenter (ja mecab, zh jieba, th
+pythainlp; `--word-segmenter` overrides, `none` turns it off), the tokens stay BERT's and the
+segmenter's words give each token a word-start flag (vocab/word_starts.py). Either way
+`--whole-word-masking` masks whole segmenter words and the files carry the optional
+`word_starts` dataset (docs/hdf5_format.md) for the trainer's masking.
+
+`--pack` writes packed rows instead of sentence pairs (pipeline/encoding/packing.py: documents
+back to back, a [SEP] after each, no next-sentence pairs, padding only in a shard's last row)
+into the same keys, in a folder whose name ends in `_packed` (the trainer reads that name).
 """
 from __future__ import annotations
 
@@ -30,8 +41,12 @@ from pipeline.core.manifest import fingerprint_inputs, require_stage_output
 from pipeline.core.options import force_option
 from pipeline.core.registry import lang_dir, stage_dir
 from pipeline.core.runner import StageRun, Task
+from pipeline.core.sources import shard_sources
 from pipeline.encoding.hdf5_format import (DUPE_FACTOR, MASKED_LM_PROB, RANDOM_SEED, SHORT_SEQ_PROB,
                                            output_folder_name)
+from pipeline.text.language_settings import word_segmenter as language_segmenter
+from vocab.segmenters import CHOICES as SEGMENTER_CHOICES
+from vocab.segmenters import SegmenterError, load_segmenter
 from vocab.spec import VocabError, VocabSpec, load_vocab
 
 log = logging.getLogger("pipeline")
@@ -99,32 +114,48 @@ def resolve_vocab(data_dir, lang: str, vocab: str | os.PathLike | None) -> Vocab
 _WORDPIECE_CACHE: dict = {}
 
 
-def _wordpiece_for(spec: VocabSpec):
-    """One FastWordPiece per process and vocab: its character table and word cache carry over."""
-    from vocab.fast_wordpiece import FastWordPiece
-
-    key = (str(spec.vocab_file), spec.size, spec.lower_case, spec.strip_accents)
+def _wordpiece_for(spec: VocabSpec, segmenter: str | None = None):
+    """One tokenizer per process and vocab: its character table and word cache carry over.
+    FastWordPiece; on MeCab words for a MeCab vocab; with word starts for a segmenter."""
+    key = (str(spec.vocab_file), spec.size, spec.lower_case, spec.strip_accents, segmenter)
     wp = _WORDPIECE_CACHE.get(key)
     if wp is None:
         _WORDPIECE_CACHE.clear()
-        wp = _WORDPIECE_CACHE[key] = FastWordPiece(spec)
+        if spec.word_tokenizer == "mecab":
+            from vocab.japanese import MecabWordPiece
+            wp = MecabWordPiece(spec)
+        elif segmenter is not None:
+            from vocab.word_starts import SegmentedWordPiece
+            wp = SegmentedWordPiece(spec, load_segmenter(segmenter))
+        else:
+            from vocab.fast_wordpiece import FastWordPiece
+            wp = FastWordPiece(spec)
+        _WORDPIECE_CACHE[key] = wp
     return wp
 
 
 def encode_shard(shard: Path, out_file: Path, spec: VocabSpec, *, max_seq: int, max_pred: int,
                  masked_lm_prob: float, dupe_factor: int, short_seq_prob: float, seed: int,
-                 whole_word_masking: bool = False) -> dict:
+                 whole_word_masking: bool = False, word_segmenter: str | None = None,
+                 pack: bool = False) -> dict:
     """Encode one shard into one HDF5 file (written atomically); returns its counts."""
     # Imported here, not at the top: `pipeline --help` and the other stages need none of it.
     from pipeline.encoding.instances import Corpus, plan_instances
     from pipeline.encoding.masking import Masker
     from pipeline.encoding.writer import InstanceFileWriter, chunk_rows
 
-    corpus = Corpus.from_file(shard, _wordpiece_for(spec))
+    try:
+        corpus = Corpus.from_file(shard, _wordpiece_for(spec, word_segmenter))
+    except SegmenterError as exc:
+        raise StageError(f"{shard}: {exc}") from None
     if corpus.n_docs == 0:
         raise StageError(f"shard {shard} holds no sentences (empty): remove it or rerun "
                          "`pipeline shard`")
     task_seed = shard_seed(seed, shard.stem)
+    if pack:
+        return _encode_packed(shard, out_file, corpus, spec, task_seed, max_seq=max_seq,
+                              max_pred=max_pred, masked_lm_prob=masked_lm_prob,
+                              dupe_factor=dupe_factor, whole_word_masking=whole_word_masking)
     plan = plan_instances(corpus, max_seq=max_seq, dupe_factor=dupe_factor,
                           short_seq_prob=short_seq_prob, seed=task_seed)
     masker = Masker(spec, max_seq=max_seq, max_pred=max_pred, masked_lm_prob=masked_lm_prob,
@@ -134,9 +165,11 @@ def encode_shard(shard: Path, out_file: Path, spec: VocabSpec, *, max_seq: int, 
     batch = max(rows, (BATCH_TOKENS // max_seq) // rows * rows)   # whole HDF5 chunks per write
     masked = 0
     with atomic_path(out_file) as tmp:
-        with InstanceFileWriter(tmp, len(plan), max_seq, max_pred) as writer:
+        optional = ("word_starts",) if corpus.word_starts is not None else ()
+        with InstanceFileWriter(tmp, len(plan), max_seq, max_pred, optional=optional) as writer:
             for start in range(0, len(plan), batch):
-                arrays = masker.make_batch(corpus.tokens, plan.take(slice(start, start + batch)), rng)
+                arrays = masker.make_batch(corpus.tokens, plan.take(slice(start, start + batch)), rng,
+                                           word_starts=corpus.word_starts)
                 masked += int(np.count_nonzero(arrays["masked_lm_positions"]))
                 writer.write(arrays)
     return {
@@ -144,6 +177,36 @@ def encode_shard(shard: Path, out_file: Path, spec: VocabSpec, *, max_seq: int, 
         "documents": corpus.n_docs, "sentences": corpus.n_sentences,
         "tokens": int(len(corpus.tokens)), "text_bytes": shard.stat().st_size,
         "random_next": int(plan.random_next.sum()), "masked": masked,
+    }
+
+
+def _encode_packed(shard: Path, out_file: Path, corpus, spec: VocabSpec, task_seed: int, *,
+                   max_seq: int, max_pred: int, masked_lm_prob: float, dupe_factor: int,
+                   whole_word_masking: bool) -> dict:
+    """encode --pack for one shard: packed rows in stream order (pipeline/encoding/packing.py)."""
+    from pipeline.encoding.masking import Masker
+    from pipeline.encoding.packing import pack_batch, plan_packed
+    from pipeline.encoding.writer import InstanceFileWriter, chunk_rows
+
+    plan = plan_packed(corpus, max_seq=max_seq, dupe_factor=dupe_factor, seed=task_seed)
+    masker = Masker(spec, max_seq=max_seq, max_pred=max_pred, masked_lm_prob=masked_lm_prob,
+                    whole_word=whole_word_masking)
+    rng = np.random.default_rng([task_seed & 0xFFFFFFFF, task_seed >> 32, 2])
+    rows = chunk_rows(max_seq)
+    masked = real = 0
+    with atomic_path(out_file) as tmp:
+        optional = ("word_starts",) if corpus.word_starts is not None else ()
+        with InstanceFileWriter(tmp, len(plan), max_seq, max_pred, optional=optional) as writer:
+            for batch_rows in plan.batches(max(rows, (BATCH_TOKENS // max_seq) // rows * rows)):
+                arrays = pack_batch(corpus, plan, batch_rows, masker, rng)
+                masked += int(np.count_nonzero(arrays["masked_lm_positions"]))
+                real += int(arrays["input_mask"].sum())
+                writer.write(arrays)
+    return {
+        "shard": shard.name, "file": out_file.name, "instances": len(plan),
+        "documents": corpus.n_docs, "sentences": corpus.n_sentences,
+        "tokens": int(len(corpus.tokens)), "text_bytes": shard.stat().st_size,
+        "random_next": 0, "masked": masked, "real_tokens": real,
     }
 
 
@@ -160,25 +223,34 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
            force: bool = False, vocab=None, max_seq: int = 128, max_pred: int = 20,
            masked_lm_prob: float = MASKED_LM_PROB, dupe_factor: int = DUPE_FACTOR,
            short_seq_prob: float = SHORT_SEQ_PROB, seed: int = RANDOM_SEED,
-           whole_word_masking: bool = False) -> dict:
+           whole_word_masking: bool = False, word_segmenter: str | None = None,
+           pack: bool = False) -> dict:
     """Encode every shard into NVIDIA-layout HDF5; returns the summary (see module doc).
 
     Usage: encode(data_dir="data", lang="hu", workers=2, max_seq=512, max_pred=80)
     """
     check_options(max_seq, max_pred, masked_lm_prob, dupe_factor, short_seq_prob)
-    if max_pred < round((max_seq - 3) * masked_lm_prob):
+    maskable = max_seq - 1 if pack else max_seq - 3   # besides [CLS] (and the pair's [SEP]s)
+    if max_pred < round(maskable * masked_lm_prob):
         log.warning("encode: --max-pred %d caps full-length sequences below --masked-lm-prob %g "
                     "(%d tokens would be masked)", max_pred, masked_lm_prob,
-                    round((max_seq - 3) * masked_lm_prob))
+                    round(maskable * masked_lm_prob))
     in_dir = resolve_input(data_dir, lang, "encode", input)
     shards = find_shards(in_dir)
     for s in shards:
         if s.stat().st_size == 0:
             raise StageError(f"shard {s} is empty: remove it or rerun `pipeline shard`")
     spec = resolve_vocab(data_dir, lang, vocab)
+    segmenter = "mecab" if spec.word_tokenizer == "mecab" else language_segmenter(lang, word_segmenter)
+    if segmenter is not None:
+        try:
+            load_segmenter(segmenter)   # a missing package: one line, before any work
+        except SegmenterError as exc:
+            raise StageError(str(exc)) from None
 
     name = output_folder_name(spec.lower_case, max_seq, max_pred, masked_lm_prob, seed,
-                              dupe_factor, whole_word_masking, spec.strip_accents, short_seq_prob)
+                              dupe_factor, whole_word_masking, spec.strip_accents, short_seq_prob,
+                              packed=pack)
     root = (Path(output) if output is not None else lang_dir(data_dir, lang)) / name
     files_dir = root / f"{lang}wiki"
     options = {
@@ -187,6 +259,11 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
         "whole_word_masking": whole_word_masking, "lower_case": spec.lower_case,
         "strip_accents": spec.strip_accents, "encoder_version": ENCODER_VERSION,
     }
+    if segmenter is not None:   # only then: other languages' manifests stay as they were
+        options["word_segmenter"] = segmenter
+    if pack:                    # likewise: pair manifests stay as they were
+        options["pack"] = True
+        del options["short_seq_prob"]
     vocab_inputs = [spec.vocab_file] + [p for p in [spec.vocab_file.parent / "tokenizer_config.json"]
                                         if p.is_file()]
     run = StageRun("encode", root, options, fingerprint_inputs([in_dir, *vocab_inputs]), force=force,
@@ -197,7 +274,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
 
     settings = dict(max_seq=max_seq, max_pred=max_pred, masked_lm_prob=masked_lm_prob,
                     dupe_factor=dupe_factor, short_seq_prob=short_seq_prob, seed=seed,
-                    whole_word_masking=whole_word_masking)
+                    whole_word_masking=whole_word_masking, word_segmenter=segmenter, pack=pack)
     outputs = [files_dir / f"{s.stem}.hdf5" for s in shards]
     tasks = [Task(s.name, s, outputs=(out,)) for s, out in zip(shards, outputs)]
     work = functools.partial(encode_task, files_dir=files_dir, spec=spec, settings=settings)
@@ -210,10 +287,14 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
         "documents": sum(i["documents"] for i in infos),
         "tokens": sum(i["tokens"] for i in infos),
         "random_next_share": round(sum(i["random_next"] for i in infos) / max(1, instances), 4),
+        **({"packed": True, "real_token_share": round(sum(i["real_tokens"] for i in infos)
+                                                      / max(1, instances * max_seq), 4)}
+           if pack else {}),
         "output": str(files_dir),
     }
     return run.finish(summary, outputs=outputs,
-                      extra={"shards": infos, "vocab": str(spec.vocab_file.resolve())},
+                      extra={"shards": infos, "vocab": str(spec.vocab_file.resolve()),
+                             "sources": shard_sources(in_dir, shards)},
                       shown={"output_bytes": sum(p.stat().st_size for p in outputs)})
 
 
@@ -235,12 +316,20 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
               help="Share of instances with a shorter random target length.")
 @click.option("--seed", type=click.IntRange(min=0), default=RANDOM_SEED, show_default=True,
               help="Seed of pairs and masks (with each shard's name: the same bytes for any --workers).")
-@click.option("--whole-word-masking", is_flag=True, help="Mask all pieces of a word together.")
+@click.option("--whole-word-masking", is_flag=True, help="Mask all pieces of a word together "
+              "(in Chinese, Japanese, Thai: all tokens of a segmenter word).")
+@click.option("--word-segmenter", type=click.Choice(SEGMENTER_CHOICES), default=None,
+              help="Word starts for a script without spaces [default: the language's: ja mecab, "
+                   "zh jieba, th pythainlp]; none: no word starts. A MeCab vocab always uses MeCab.")
+@click.option("--pack", is_flag=True, help="Packed rows for MLM-only training: documents back to "
+              "back with a [SEP] after each, no next-sentence pairs, no padding but a shard's "
+              "last row; the folder name ends in _packed.")
 @force_option
 @click.pass_obj
 def command(g, input_, output, vocab, max_seq, max_pred, masked_lm_prob, dupe_factor,
-            short_seq_prob, seed, whole_word_masking, force):
+            short_seq_prob, seed, whole_word_masking, word_segmenter, pack, force):
     """Shards + vocab.txt -> static-masked BERT instances (NVIDIA HDF5), one file per shard."""
     encode(**g.kwargs(), input=input_, output=output, force=force, vocab=vocab, max_seq=max_seq,
            max_pred=max_pred, masked_lm_prob=masked_lm_prob, dupe_factor=dupe_factor,
-           short_seq_prob=short_seq_prob, seed=seed, whole_word_masking=whole_word_masking)
+           short_seq_prob=short_seq_prob, seed=seed, whole_word_masking=whole_word_masking,
+           word_segmenter=word_segmenter, pack=pack)

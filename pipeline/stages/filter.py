@@ -12,7 +12,9 @@ document order stays, memory bounded per task; --keep-repeats switches it off); 
 --drop-unbalanced, so do lines whose brackets or quotes still do not balance (format has
 removed the brackets that match nothing; what is left is mostly quotations longer than the
 split bound; pipeline/text/brackets.py); one-sentence
-documents are rejected by default (--min-sentences 1 keeps them). Rejections per reason, most
+documents are rejected by default (--min-sentences 1 keeps them). Words in scripts without
+spaces are the words of the language's segmenter (ja mecab, zh jieba, th pythainlp;
+--word-segmenter overrides, `none` counts characters). Rejections per reason, most
 frequent first, go to OUTPUT/rejections.json and the summary line.
 `--invert` writes the rejected documents instead (default folder DATA_DIR/LANG/rejected/),
 with NAME.reasons.tsv beside each file saying why.
@@ -34,6 +36,7 @@ from pathlib import Path
 import click
 
 from pipeline.core.atomic import atomic_open, write_json_atomic
+from pipeline.core.errors import StageError
 from pipeline.core.inputs import text_io
 from pipeline.core.manifest import fingerprint_inputs
 from pipeline.core.options import force_option
@@ -52,7 +55,9 @@ from pipeline.text.doc_rules import (
     letter_counts,
 )
 from pipeline.text.documents import documents, format_documents, read_utf8
+from pipeline.text.language_settings import word_segmenter as language_segmenter
 from pipeline.text.versions import library_versions, stage_rules
+from vocab.segmenters import CHOICES as SEGMENTER_CHOICES
 
 log = logging.getLogger("pipeline")
 
@@ -70,11 +75,35 @@ def scan_task(job: tuple[int, Path], work: Path | None, partitions: int, letters
     return letter_counts(text) if letters else None
 
 
+def _segment_words(name: str | None):
+    """text -> words of the segmenter `name` (None: none); a failure names the package."""
+    if name is None:
+        return None
+    from vocab.segmenters import SegmenterError, load_segmenter
+
+    try:
+        return load_segmenter(name).words
+    except SegmenterError as exc:
+        raise StageError(str(exc)) from None
+
+
+def _doc_stats(doc: list[str], settings: FilterSettings, segment, src: Path) -> DocStats:
+    try:
+        return DocStats.of(doc, settings.alphabet, segment)
+    except StageError:
+        raise
+    except Exception as exc:   # the segmenter's own failure: say on which document
+        raise StageError(f"{src}: the word segmenter failed ({exc!r}) on the document that "
+                         f"starts {doc[0][:60]!r}") from None
+
+
 def filter_file(job: tuple[Path, Path, int], settings: FilterSettings, lang_codes, invert: bool,
-                repeat_dir: Path | None = None, partitions: int = 1, drop_unbalanced: bool = False) -> dict:
+                repeat_dir: Path | None = None, partitions: int = 1, drop_unbalanced: bool = False,
+                word_segmenter: str | None = None) -> dict:
     """One task: the documents of one sentence file without their repeated (and, with
     drop_unbalanced, unbalanced) lines, kept (or with invert, rejected) ones written."""
     src, dst, index = job
+    segment = _segment_words(word_segmenter)
     repeated = repeats.repeated_lines(index, repeat_dir, partitions) if repeat_dir is not None else ()
     kept, dropped, reasons_tsv = [], [], []
     reasons = Counter()
@@ -93,7 +122,7 @@ def filter_file(job: tuple[Path, Path, int], settings: FilterSettings, lang_code
             unbalanced_count += len(doc) - len(own)
             doc = own
         docs.append(doc)
-        doc_reasons.append(first_failure(DocStats.of(doc, settings.alphabet), settings) if doc
+        doc_reasons.append(first_failure(_doc_stats(doc, settings, segment, src), settings) if doc
                            else "too_few_sentences")
     if lang_codes and settings.min_lang_prob > 0:
         # langdetect on the documents the rules kept, many at a time (the same numbers)
@@ -132,13 +161,17 @@ def reasons_file(dst: Path) -> Path:
 
 def filter_documents(data_dir="data", lang="hu", workers=None, input=None, output=None,
                      force=False, invert=False, alphabet=None, language_check=True,
-                     drop_repeats=True, drop_unbalanced=False, **thresholds) -> dict:
+                     drop_repeats=True, drop_unbalanced=False, word_segmenter=None,
+                     **thresholds) -> dict:
     """Filter the sentence files of `lang`; return the summary dict.
 
     `alphabet`: letters of the language as a string; None takes the language file's or learns
     it from the input. `thresholds`: any FilterSettings field (min_words=..., ...).
+    `word_segmenter`: mecab, jieba, pythainlp or none [default: the language's].
     """
     lang = validate_lang(lang)
+    segmenter = language_segmenter(lang, word_segmenter)
+    _segment_words(segmenter)   # a missing package: one line, before any work
     unknown = set(thresholds) - set(THRESHOLDS)
     if unknown:
         raise TypeError(f"unknown filter thresholds: {', '.join(sorted(unknown))}")
@@ -154,6 +187,8 @@ def filter_documents(data_dir="data", lang="hu", workers=None, input=None, outpu
     lang_codes = language_id.langdetect_codes(lang) if language_check else None
     options = {"lang": lang, "invert": invert, "language_check": language_check,
                "drop_repeats": drop_repeats, "drop_unbalanced": drop_unbalanced, **settings.as_options()}
+    if segmenter is not None:   # only then: other languages' manifests stay as they were
+        options["word_segmenter"] = segmenter
     run = StageRun("filter", io.output, options, fingerprint_inputs([io.source]), force=force,
                    workers=workers, expected_bytes=io.input_bytes(), rules=stage_rules("filter"))
     if run.complete:
@@ -182,7 +217,8 @@ def filter_documents(data_dir="data", lang="hu", workers=None, input=None, outpu
     tasks = [Task(dst.name, (src, dst, index), outputs=(dst,) + ((reasons_file(dst),) if invert else ()))
              for index, (src, dst) in enumerate(pairs)]
     work = functools.partial(filter_file, settings=settings, lang_codes=lang_codes, invert=invert,
-                             repeat_dir=repeat_dir, partitions=partitions, drop_unbalanced=drop_unbalanced)
+                             repeat_dir=repeat_dir, partitions=partitions, drop_unbalanced=drop_unbalanced,
+                             word_segmenter=segmenter)
     totals = {"files": len(tasks), "documents": 0, "kept": 0, "rejected": 0, "sentences": 0,
               "input_bytes": 0, "output_bytes": 0}
     reasons = Counter()
@@ -262,11 +298,14 @@ def _threshold_options(func):
               help="Drop lines whose brackets or quotes do not balance (for a strict corpus).")
 @click.option("--language-check/--no-language-check", default=True, show_default=True,
               help="Reject documents langdetect does not find in --lang (skipped for languages it does not know).")
+@click.option("--word-segmenter", type=click.Choice(SEGMENTER_CHOICES),
+              default=None, help="Words of a script without spaces [default: the language's: ja "
+                                 "mecab, zh jieba, th pythainlp]; none: one character, one word.")
 @_threshold_options
 @force_option
 @click.pass_obj
 def command(g, input_, output, invert, alphabet, drop_repeats, drop_unbalanced, language_check, force,
-            **thresholds):
+            word_segmenter, **thresholds):
     """Drop documents that are not running text of the language (TurkuNLP-style rules).
 
     Counts per rejection reason go to OUTPUT/rejections.json and the summary line;
@@ -274,5 +313,5 @@ def command(g, input_, output, invert, alphabet, drop_repeats, drop_unbalanced, 
     """
     filter_documents(**g.kwargs(), input=input_, output=output, force=force, invert=invert,
                      alphabet=alphabet, language_check=language_check, drop_repeats=drop_repeats,
-                     drop_unbalanced=drop_unbalanced,
+                     drop_unbalanced=drop_unbalanced, word_segmenter=word_segmenter,
                      **thresholds)

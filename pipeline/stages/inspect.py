@@ -23,7 +23,7 @@ import click
 from pipeline.core.errors import StageError
 from pipeline.core.manifest import MANIFEST
 from pipeline.core.registry import stage_dir
-from pipeline.encoding.hdf5_format import HDF5FormatError, check_file
+from pipeline.encoding.hdf5_format import HDF5FormatError, check_file, is_packed
 from pipeline.encoding.stats import render, statistics
 from vocab.spec import VocabError, VocabSpec, load_vocab
 
@@ -74,9 +74,14 @@ def inspect_file(file, vocab=None, show: int = 3, data_dir="data", lang: str = "
         n, L = f["input_ids"].shape
         P = f["masked_lm_positions"].shape[1]
         echo(f"{file}: {n:,} instances, max_seq {L}, max_pred {P}, vocab {spec.vocab_file}")
+        packed = is_packed(file)
         for i in range(min(show, n)):
             a, b = render(f["input_ids"][i], f["input_mask"][i], f["masked_lm_positions"][i],
                           f["masked_lm_ids"][i], spec)
+            if packed:   # documents back to back, a [SEP] after each: no A/B pair
+                echo(f"\n#{i}  length {int(f['input_mask'][i].sum())}, packed row")
+                echo(f"  {a} {b}".rstrip())
+                continue
             label = "random next (1)" if f["next_sentence_labels"][i] else "actual next (0)"
             echo(f"\n#{i}  length {int(f['input_mask'][i].sum())}, B is {label}")
             echo(f"  A: {a}")
@@ -91,6 +96,7 @@ def inspect_file(file, vocab=None, show: int = 3, data_dir="data", lang: str = "
          f"kept {pct(st['kept'], m)}")
     echo(f"  random next (B)      {pct(st['random_next'], n)}")
     echo(f"  mean length          {st['length_sum'] / max(1, n):.1f} of {L}")
+    echo(f"  real tokens          {pct(st['length_sum'], n * L)} of the {n * L:,} slots (the rest is padding)")
     echo(f"  shorter than {L:<4}    {pct(st['shorter'], n)}  (under {L // 2}: {pct(st['half'], n)})")
     echo(f"  masked positions     {'all valid' if not st['bad_positions'] else str(st['bad_positions']) + ' instances with invalid positions'}")
     return st

@@ -15,12 +15,17 @@ Two streaming passes over the filtered files, never the whole corpus in memory:
 
 Writes DATA_DIR/LANG/sharded/{LANG}wiki_training_{i}.txt and {LANG}wiki_test_{i}.txt
 (one sentence per line, a blank line between documents) and a manifest with the counts per
-shard.
+shard and per source (a document's source is in its file's name, pipeline/core/sources.py).
+`--weight NAME=W` repeats a source's training documents (W=2: twice, each copy placed as a
+document of its own, so mostly in another shard) or samples them down (W=0.5: those whose
+seeded hash falls in the lower half); held-out documents are never repeated or dropped, and
+copies share their original's held-out choice, so no copy of a test document trains.
 
 Usage:
     pipeline --lang hu shard                                # filtered/ -> sharded/
     pipeline --lang hu shard --num-shards 64 --test-fraction 0.02
     pipeline --lang hu shard --min-test-sentences 0     # exactly --test-fraction, no floor
+    pipeline --lang hu shard --weight wikipedia=2 --weight web=0.5
     shard(data_dir="data", lang="hu", workers=2)            # from Python
 """
 from __future__ import annotations
@@ -31,6 +36,7 @@ import hashlib
 import heapq
 import logging
 import math
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -44,6 +50,7 @@ from pipeline.core.options import force_option
 from pipeline.core.registry import validate_lang
 from pipeline.core.report import progress
 from pipeline.core.runner import StageRun, Task
+from pipeline.core.sources import WIKIPEDIA, parse_weights, source_of
 from pipeline.text.documents import documents, read_utf8
 
 log = logging.getLogger("pipeline")
@@ -57,6 +64,7 @@ MAX_TEST_SHARE = 0.1        # the floor never holds out more than this share of 
 # share; should they run out before the floor or the cap is reached (small corpora), the
 # files are scanned again with a larger share.
 CANDIDATE_SHARE = 2 * MAX_TEST_SHARE
+WEIGHT_SEED = 7919   # the weight's sampling hash differs from the held-out hash of the same seed
 
 
 def doc_hash(doc_bytes: bytes, seed: int) -> int:
@@ -73,13 +81,27 @@ def _doc_bytes(doc: list[str]) -> bytes:
     return "\n".join(doc).encode("utf-8")
 
 
-def scan_file(path: Path, seed: int, test_fraction: float, candidate_fraction: float = 0.0) -> dict:
+def copies_of(data: bytes, seed: int, weight: float) -> int:
+    """Training copies of a document of a source with `weight`: floor(weight), plus one more
+    when a seeded hash of its text falls below the fraction (0.5: about half the documents)."""
+    whole, frac = divmod(weight, 1.0)
+    return int(whole) + (frac > 0 and is_test(doc_hash(data, seed + WEIGHT_SEED), frac))
+
+
+def scan_file(path: Path, seed: int, test_fraction: float, candidate_fraction: float = 0.0,
+              weights: dict | None = None) -> dict:
     """Pass 1 over one input file: each document's size, the held-out ones, the smallest hash,
-    and (hash, index, sentences) of the documents the held-out floor may add."""
+    and (hash, index, sentences) of the documents the held-out floor may add; with a weight
+    other than 1 for the file's source, the training copies of each document."""
     info = {"sizes": [], "test": [], "candidates": [], "min_hash": None, "min_index": None}
+    weight = (weights or {}).get(source_of(path.name), 1.0)
+    if weight != 1.0:
+        info["copies"] = []
     for i, doc in enumerate(documents(read_utf8(path))):
         data = _doc_bytes(doc)
         h = doc_hash(data, seed)
+        if weight != 1.0:
+            info["copies"].append(copies_of(data, seed, weight))
         info["sizes"].append(len(data) + 2)  # with its newline and the blank line after it
         if is_test(h, test_fraction):
             info["test"].append(i)
@@ -133,8 +155,9 @@ class _ShardWriter:
         self.sizes = [0] * len(paths)
         self.docs = [0] * len(paths)
         self.sentences = [0] * len(paths)
+        self.sources = [Counter() for _ in paths]
 
-    def add(self, i: int, data: bytes, n_sentences: int) -> None:
+    def add(self, i: int, data: bytes, n_sentences: int, source: str = WIKIPEDIA) -> None:
         fh = self.files[i]
         if self.docs[i]:
             fh.write(b"\n")
@@ -143,16 +166,20 @@ class _ShardWriter:
         self.sizes[i] += len(data) + 1
         self.docs[i] += 1
         self.sentences[i] += n_sentences
+        self.sources[i][source] += 1
 
     def table(self, split: str) -> list[dict]:
-        return [{"file": p.name, "split": split, "documents": d, "sentences": s, "bytes": b}
-                for p, d, s, b in zip(self.paths, self.docs, self.sentences, self.sizes)]
+        return [{"file": p.name, "split": split, "documents": d, "sentences": s, "bytes": b,
+                 "sources": dict(sorted(c.items()))}
+                for p, d, s, b, c in zip(self.paths, self.docs, self.sentences, self.sizes, self.sources)]
 
 
 def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
           num_shards=None, test_fraction=0.01, min_test_sentences=MIN_TEST_SENTENCES,
-          seed=12345) -> dict:
-    """Write balanced training and test shards of whole documents; return the summary dict."""
+          seed=12345, weights=None) -> dict:
+    """Write balanced training and test shards of whole documents; return the summary dict.
+    `weights` ({source: w}) repeats (w > 1) or samples down (w < 1) a source's training
+    documents; the held-out ones are kept once."""
     lang = validate_lang(lang)
     if num_shards is not None and num_shards < 1:
         raise StageError(f"--num-shards must be at least 1 (got {num_shards})")
@@ -164,6 +191,14 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
         raise StageError(f"--min-test-sentences must be at least 0 (got {min_test_sentences})")
     options = {"lang": lang, "num_shards": num_shards, "test_fraction": test_fraction,
                "min_test_sentences": min_test_sentences, "seed": seed}
+    weights = {k: float(v) for k, v in (weights or {}).items() if float(v) != 1.0}
+    file_sources = [source_of(f.name) for f in files]
+    unknown = sorted(set(weights) - set(file_sources))
+    if unknown:
+        raise StageError(f"--weight for {', '.join(unknown)}: no such source in {io.source} "
+                         f"(sources: {', '.join(sorted(set(file_sources)))})")
+    if weights:   # only then: a run without weights keeps its earlier manifest valid
+        options["weights"] = dict(sorted(weights.items()))
     run = StageRun("shard", out_dir, options, fingerprint_inputs([io.source]), force=force,
                    workers=workers, expected_bytes=io.input_bytes())
     if run.complete:
@@ -172,7 +207,8 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
     # Pass 1: document sizes and held-out documents per file.
     floor = min_test_sentences > 0 and test_fraction > 0
     scan = functools.partial(scan_file, seed=seed, test_fraction=test_fraction,
-                             candidate_fraction=max(test_fraction, CANDIDATE_SHARE) if floor else 0.0)
+                             candidate_fraction=max(test_fraction, CANDIDATE_SHARE) if floor else 0.0,
+                             weights=weights)
     tasks = [Task(f"scan_{f.name}", f) for f in files]
     infos = []
     for _task, info in run.run_tasks(tasks, scan, desc="shard: scan", unit="file"):
@@ -185,6 +221,8 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
         raise StageError(f"{where} holds no documents: check the filter stage's output (--input)")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     sizes = np.concatenate([i["sizes"] for i in infos])
+    copies = np.concatenate([np.asarray(i.pop("copies", np.ones(len(i["sizes"]))), dtype=np.int64)
+                             for i in infos])
     for info in infos:
         del info["sizes"]
     held_out = np.zeros(total_docs, dtype=bool)
@@ -212,18 +250,23 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
         f = min((i for i in range(len(infos)) if counts[i]), key=lambda i: infos[i]["min_hash"])
         held_out[starts[f] + infos[f]["min_index"]] = True
     n_test = int(held_out.sum())
-    n_train = total_docs - n_test
+    # Training units: each training document as many times as its source's weight says.
+    train_docs = np.flatnonzero(~held_out)
+    unit_doc = np.repeat(train_docs, copies[train_docs])
+    n_train = len(unit_doc)
     if n_train == 0:
-        raise StageError(f"--test-fraction {test_fraction} holds out every document: use a smaller one")
-    wanted = num_shards or default_num_shards(int(sizes[~held_out].sum()))
+        raise StageError(f"--test-fraction {test_fraction} or --weight 0 leaves no training "
+                         "document: use a smaller fraction or a weight above 0")
+    wanted = num_shards or default_num_shards(int(sizes[unit_doc].sum()))
     n_train_shards = min(wanted, n_train)
     if n_train_shards < wanted and num_shards:
         log.warning("shard: only %d training documents, so %d training shards instead of %d",
                     n_train, n_train_shards, wanted)
     share = max(test_fraction, n_test / total_docs)
     n_test_shards = min(n_test, max(1, round(n_train_shards * share))) if n_test else 0
+    unit_shard = assign_largest_first(sizes[unit_doc], n_train_shards)
+    first_unit = np.searchsorted(unit_doc, np.arange(total_docs))
     shard_of = np.empty(total_docs, dtype=np.int32)
-    shard_of[~held_out] = assign_largest_first(sizes[~held_out], n_train_shards)
     if n_test:
         shard_of[held_out] = assign_largest_first(sizes[held_out], n_test_shards)
     del sizes
@@ -236,10 +279,22 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
         test = _ShardWriter(stack, test_paths) if test_paths else None
         for start, path in zip(starts.tolist(), progress(files, desc="shard: write", unit="file",
                                                          disable=len(files) <= 1)):
+            source = source_of(path.name)
             for di, doc in enumerate(documents(read_utf8(path))):
                 g = start + di
-                (test if held_out[g] else train).add(int(shard_of[g]), _doc_bytes(doc), len(doc))
+                if held_out[g]:
+                    test.add(int(shard_of[g]), _doc_bytes(doc), len(doc), source)
+                    continue
+                for u in range(first_unit[g], first_unit[g] + copies[g]):
+                    train.add(int(unit_shard[u]), _doc_bytes(doc), len(doc), source)
     table = train.table("training") + (test.table("test") if test else [])
+    per_source = {s: {"documents": 0, "training_documents": 0, "test_documents": 0,
+                      "weight": weights.get(s, 1.0)} for s in dict.fromkeys(file_sources)}
+    for s, n in zip(file_sources, counts):
+        per_source[s]["documents"] += n
+    for row in table:
+        for s, n in row["sources"].items():
+            per_source[s][f"{row['split']}_documents"] += n
     summary = {
         "documents": total_docs, "training_documents": n_train, "test_documents": n_test,
         "training_shards": n_train_shards, "test_shards": n_test_shards,
@@ -247,6 +302,7 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
         "test_sentences": sum(r["sentences"] for r in table if r["split"] == "test"),
         "output_bytes": sum(r["bytes"] for r in table),
         "largest_shard_bytes": max(train.sizes), "smallest_shard_bytes": min(train.sizes),
+        "sources": per_source,
         "seconds": run.seconds(),
     }
     return run.finish(summary, outputs=train_paths + test_paths, extra={"shards": table})
@@ -268,13 +324,17 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
                    f"up to {MAX_TEST_SHARE:.0%} of the documents (0: exactly --test-fraction).")
 @click.option("--seed", type=int, default=12345, show_default=True,
               help="Seed of the document hash that picks the held-out documents.")
+@click.option("--weight", "weights", multiple=True, metavar="NAME=W",
+              help="Weight of a source's training documents (2: each twice, 0.5: about half; "
+                   "Wikipedia's name is 'wikipedia') [default: 1].")
 @force_option
 @click.pass_obj
-def command(g, input_, output, num_shards, test_fraction, min_test_sentences, seed, force):
+def command(g, input_, output, num_shards, test_fraction, min_test_sentences, seed, weights, force):
     """Cut the filtered documents into balanced training and test shards.
 
     Writes LANGwiki_training_I.txt and LANGwiki_test_I.txt: whole documents, largest first
     into the smallest shard; held-out documents chosen by a seeded hash of their text.
     """
     shard(**g.kwargs(), input=input_, output=output, force=force, num_shards=num_shards,
-          test_fraction=test_fraction, min_test_sentences=min_test_sentences, seed=seed)
+          test_fraction=test_fraction, min_test_sentences=min_test_sentences, seed=seed,
+          weights=parse_weights(weights))

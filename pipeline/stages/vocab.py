@@ -6,6 +6,8 @@ Usage:
     pipeline --lang hu vocab --lower-case                     # lower-cased, accents kept
     pipeline vocab --input corpus/ --output /tmp/vocab --eval heldout.txt
     pipeline --lang hu vocab --from-spm hu.model              # convert an existing model
+    pipeline --lang ja vocab                                  # on MeCab words (ja's default)
+    pipeline --lang ja vocab --word-segmenter none            # one token per kanji, as mBERT
 
     build_vocab(data_dir="data", lang="hu", workers=2, vocab_size=32000)   # the API
 
@@ -17,6 +19,14 @@ BERT's special tokens and every character as `c` and `##c`, plus tokenizer_confi
 the case setting; (4) the quality report on held-out sentences (the shard stage's test shards
 when present, or --eval, or the held-out slice). Output in DATA_DIR/LANG/vocab/: spm.model,
 spm.vocab, vocab.txt, tokenizer_config.json, vocab_report.json, manifest.json.
+
+Scripts without spaces (vocab/segmenters.py, the language's "word_segmenter" or
+--word-segmenter): with `mecab` (Japanese) the words are MeCab's, after NFKC, as in the Tohoku
+Japanese BERT, and tokenizer_config.json makes transformers load the folder as its
+BertJapaneseTokenizer; with `jieba` or `pythainlp` the tokens stay BERT's (one per Chinese
+character) and the report's words are the segmenter's; Thai's sentencepiece sample is cut
+at PyThaiNLP's words (BERT's split leaves a whole Thai clause as one word), so pieces stay
+inside words while the tokenizer stays BERT's.
 """
 from __future__ import annotations
 
@@ -39,11 +49,14 @@ from pipeline.core.manifest import fingerprint_inputs, read_manifest, require_st
 from pipeline.core.options import force_option
 from pipeline.core.registry import stage_dir, validate_lang
 from pipeline.core.runner import StageRun
+from pipeline.text.language_settings import word_segmenter as language_segmenter
 from vocab.convert import ConversionError, read_spm_pieces, to_wordpiece
 from vocab.normalizer import is_vocab_char
 from vocab.report import evaluate_vocab, format_table, too_small_message
 from vocab.sample import (EVAL_MAX_SENTENCES, HELDOUT_FRACTION, count_sample_words, merge_smallest,
                           read_sentences, scan_file, sentence_key, write_word_counts)
+from vocab.segmenters import CHOICES as SEGMENTER_CHOICES
+from vocab.segmenters import SegmenterError, load_segmenter
 from vocab.spec import NUM_SPECIALS, tokenizer_config
 from vocab.train import MODEL_TYPES, TrainingError, train_sentencepiece
 
@@ -97,11 +110,12 @@ def _pick_eval(files: list[Path], seed: int) -> list[str]:
 
 
 def _scan(run: StageRun, files, work: Path, seed, sample_size, hold_out, eval_sentences,
-          lower_case, strip_accents) -> dict:
+          lower_case, strip_accents, sample_words=None) -> dict:
     """Task 1: the full pass (alphabet, sample, held-out), then the sample's word counts."""
     exclude = frozenset(sentence_key(s, seed) for s in eval_sentences)
     scan = functools.partial(_scan_one, seed=seed, sample_size=sample_size, hold_out=hold_out,
-                             exclude=exclude, lower_case=lower_case, strip_accents=strip_accents)
+                             exclude=exclude, lower_case=lower_case, strip_accents=strip_accents,
+                             word_tokenizer="mecab" if sample_words == "mecab" else None)
     alphabet: set[str] = set()
     sample: list = []
     heldout: list = []
@@ -124,7 +138,8 @@ def _scan(run: StageRun, files, work: Path, seed, sample_size, hold_out, eval_se
     n_sample = len(sample)
     del sample, lines_by_file
     counts: Counter = Counter()
-    count = functools.partial(_count_one, lower_case=lower_case, strip_accents=strip_accents)
+    count = functools.partial(_count_one, lower_case=lower_case, strip_accents=strip_accents,
+                              word_tokenizer=sample_words)
     for c in run.map(count, jobs, desc="vocab: split words", unit="file"):
         counts.update(c)
     distinct = write_word_counts(counts, work / "sample.tsv")
@@ -148,7 +163,22 @@ def _scan_one(item, **kw):
 
 def _count_one(job, **kw) -> Counter:
     path, lines = job
-    return count_sample_words(path, lines, **kw)
+    try:
+        return count_sample_words(path, lines, **kw)
+    except SegmenterError as exc:
+        raise StageError(f"{path}: {exc}") from None
+
+
+def resolve_segmenter(lang: str, option: str | None) -> str | None:
+    """The word segmenter for `lang` (None for none), loaded once here so that a missing
+    package is one line before any work starts."""
+    name = language_segmenter(lang, option)
+    if name is not None:
+        try:
+            load_segmenter(name)
+        except SegmenterError as exc:
+            raise StageError(str(exc)) from None
+    return name
 
 
 def _check_options(vocab_size, model_type, input_sentence_size, character_coverage, from_spm):
@@ -168,10 +198,18 @@ def _check_options(vocab_size, model_type, input_sentence_size, character_covera
 def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
                 vocab_size=32000, model_type="bpe", input_sentence_size=DEFAULT_INPUT_SENTENCES,
                 character_coverage=0.9999, seed=12345, lower_case=False, strip_accents=False,
-                from_spm=None, eval_path=None) -> dict:
+                from_spm=None, eval_path=None, word_segmenter=None) -> dict:
     """Train (or convert with from_spm) the vocab of `lang`; return the summary dict."""
     lang = validate_lang(lang)
     _check_options(vocab_size, model_type, input_sentence_size, character_coverage, from_spm)
+    segmenter = resolve_segmenter(lang, word_segmenter)
+    word_tokenizer = "mecab" if segmenter == "mecab" else None
+    # the words sentencepiece learns from: MeCab's, Thai's (BERT leaves a whole Thai clause as
+    # one word), or BERT's (Chinese: BERT splits every character anyway)
+    sample_words = segmenter if segmenter in ("mecab", "pythainlp") else None
+    if word_tokenizer and strip_accents:
+        raise StageError("--strip-accents does not go with MeCab words (transformers' Japanese "
+                         "tokenizer keeps accents): leave it out, or pass --word-segmenter none")
     files, input_root = _resolve_inputs(data_dir, lang, input, from_spm)
     eval_files, eval_source = _resolve_eval(data_dir, lang, input, eval_path)
     out = resolve_output(data_dir, lang, "vocab", output)
@@ -184,6 +222,8 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
                # Only an explicit --eval is an option: test shards that appear after a finished
                # run must not make `pipeline run` refuse to skip this stage.
                "eval": None if eval_path is None else str(eval_path)}
+    if segmenter is not None:   # only then: other languages' manifests stay as they were
+        options["word_segmenter"] = segmenter
     if from_spm is not None:
         options = {k: v for k, v in options.items()
                    if k not in ("model_type", "input_sentence_size", "character_coverage")}
@@ -200,7 +240,8 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
         if files:
             info = _scan(run, files, work, seed, 0 if from_spm else input_sentence_size,
                          hold_out=not eval_files, eval_sentences=eval_sentences,
-                         lower_case=lower_case, strip_accents=strip_accents)
+                         lower_case=lower_case, strip_accents=strip_accents,
+                         sample_words=sample_words)
         else:
             (work / "eval.txt").write_text("".join(s + "\n" for s in eval_sentences), encoding="utf-8")
             info = {"sentences": 0, "eval_sentences": len(eval_sentences), "alphabet": None}
@@ -232,7 +273,8 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
             try:
                 model = train_sentencepiece(work / "sample.tsv", work / "spm",
                                             vocab_size - NUM_SPECIALS + SPM_EXTRA_PIECES,
-                                            model_type, character_coverage, seed)
+                                            model_type, character_coverage, seed,
+                                            split_by_script=word_tokenizer is None)
             except TrainingError as exc:
                 raise StageError(str(exc)) from None
             os.replace(work / "spm.vocab", out / SPM_VOCAB)
@@ -253,12 +295,14 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
                         "comes from the model's pieces only")
             alphabet = {c for p in pieces for c in p.lstrip("\u2581") if is_vocab_char(c)}
         try:
-            tokens, conv = to_wordpiece(pieces, alphabet, vocab_size, lower_case, strip_accents)
+            tokens, conv = to_wordpiece(pieces, alphabet, vocab_size, lower_case, strip_accents,
+                                        word_tokenizer=word_tokenizer)
         except ConversionError as exc:
             raise StageError(str(exc)) from None
         with atomic_open(out / VOCAB_TXT) as fh:
             fh.writelines(t + "\n" for t in tokens)
-        write_json_atomic(out / TOKENIZER_CONFIG, tokenizer_config(lower_case, strip_accents))
+        write_json_atomic(out / TOKENIZER_CONFIG, tokenizer_config(lower_case, strip_accents,
+                                                                   word_tokenizer=word_tokenizer))
         run.mark_done("convert", conv.as_dict() | {"vocab_size": len(tokens)})
     conv_info = run.task_info("convert")
     if conv_info["vocab_size"] < vocab_size:
@@ -267,7 +311,11 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
 
     # 4. The quality report, with the tokenizer encode will use.
     eval_sentences = list(read_sentences(work / "eval.txt"))
-    rep = evaluate_vocab(out, eval_sentences, source=scan_info.get("eval_source", ""))
+    try:
+        rep = evaluate_vocab(out, eval_sentences, source=scan_info.get("eval_source", ""),
+                             segmenter=segmenter)
+    except SegmenterError as exc:
+        raise StageError(f"vocab report: {exc}") from None
     rep["settings"] = options
     rep["input"] = {k: v for k, v in scan_info.items() if k not in ("eval_source", "seconds")}
     rep["scan_seconds"] = scan_info["seconds"]
@@ -317,12 +365,17 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
 @click.option("--eval", "eval_path", type=click.Path(exists=True, path_type=Path), default=None,
               help="Held-out sentences for the report [default: the test shards, else a seeded "
                    "2% of the input].")
+@click.option("--word-segmenter", type=click.Choice(SEGMENTER_CHOICES), default=None,
+              help="Words of a script without spaces [default: the language's: ja mecab (a "
+                   "vocab on MeCab words), zh jieba, th pythainlp (their words in the report "
+                   "only)]; none: BERT's split, one token per CJK character.")
 @force_option
 @click.pass_obj
 def command(g, input_, output, vocab_size, model_type, input_sentence_size, character_coverage,
-            seed, lower_case, strip_accents, from_spm, eval_path, force):
+            seed, lower_case, strip_accents, from_spm, eval_path, word_segmenter, force):
     """Train a WordPiece vocab.txt (sentencepiece BPE/unigram) and report its quality."""
     build_vocab(**g.kwargs(), input=input_, output=output, force=force, vocab_size=vocab_size,
                 model_type=model_type, input_sentence_size=input_sentence_size,
                 character_coverage=character_coverage, seed=seed, lower_case=lower_case,
-                strip_accents=strip_accents, from_spm=from_spm, eval_path=eval_path)
+                strip_accents=strip_accents, from_spm=from_spm, eval_path=eval_path,
+                word_segmenter=word_segmenter)

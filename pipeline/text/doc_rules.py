@@ -10,7 +10,9 @@ not as upper case.
 Words are counted per script: a run of letters/digits with at least one letter is a word in
 scripts that put spaces between words; in CJK, Thai, Lao, Khmer, Myanmar and Tibetan text each
 character counts as a word (otherwise a whole Chinese sentence would be one "word" and the
-rules would reject every document).
+rules would reject every document), unless a word segmenter is given (`segment`: text -> words,
+vocab/segmenters.py through the filter stage): then text in those scripts counts its
+segmenter words that hold a letter.
 
 Usage:
     settings = FilterSettings(alphabet=set("abc..."), min_words=10)
@@ -42,13 +44,16 @@ _WORD = re.compile(r"[^\W\d_]\S*")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 
 
-def count_words(text: str, unspaced: int | None = None) -> int:
-    """Words of `text`: letter-bearing tokens in spaced scripts + characters in unspaced ones.
+def count_words(text: str, unspaced: int | None = None, segment=None) -> int:
+    """Words of `text`: letter-bearing tokens in spaced scripts + characters in unspaced ones
+    (with `segment`, a function text -> words: its letter-bearing words instead).
 
     `unspaced`: the number of unspaced-script characters in `text`, when already known.
     """
     if unspaced is None:
         unspaced = len(_UNSPACED_CHAR.findall(text))
+    if unspaced and segment is not None:
+        return sum(1 for w in segment(text) if _HAS_LETTER.search(w))
     if unspaced:
         text = _UNSPACED_CHAR.sub(" ", text)
     return _WORD.subn("", text)[1] + unspaced   # the count without a list of the words
@@ -104,7 +109,9 @@ class DocStats:
     foreign: int          # letters outside the alphabet
 
     @classmethod
-    def of(cls, sentences: list[str], alphabet: frozenset | set | None) -> "DocStats":
+    def of(cls, sentences: list[str], alphabet: frozenset | set | None,
+           segment=None) -> "DocStats":
+        """`segment`: a word segmenter (text -> words) for scripts without spaces, or None."""
         text = "\n".join(sentences)
         classes = Counter()
         foreign = unspaced = 0
@@ -129,7 +136,7 @@ class DocStats:
         upper = sum(n for script, k, n in own_cased if script == main and k == "U")
         letters = classes["U"] + classes["l"] + classes["L"]
         return cls(
-            sentences=len(sentences), words=count_words(text, unspaced),
+            sentences=len(sentences), words=count_words(text, unspaced, segment),
             no_word_sentences=sum(1 for s in sentences if not _HAS_LETTER.search(s)),
             chars=sum(classes.values()) - classes["S"], letters=letters,
             cased=cased, upper=upper, digits=classes["D"],

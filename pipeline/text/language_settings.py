@@ -3,11 +3,13 @@
 `pipeline/text/languages/{lang}.json` may hold a "splitter" section (abbreviations, ordinal_dot,
 extra_terminators, single_letter_words, sentence_final) and a "filter" section (alphabet and threshold defaults); anything it
 leaves out comes from the generic defaults here, so every Wikipedia language works without
-a file of its own.
+a file of its own. A top-level "word_segmenter" names the word segmenter of a script written
+without spaces (vocab/segmenters.py: mecab, jieba, pythainlp); none when absent.
 
 Usage:
     settings = language_settings("uk")
     settings["splitter"]["abbreviations"], settings["filter"].get("alphabet")
+    word_segmenter("ja")            # "mecab"; word_segmenter("ja", "none") -> None
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ def _generic(lang: str) -> dict:
             "extra_terminators": EXTRA_TERMINATORS.get(lang, ""),
         },
         "filter": {},
+        "word_segmenter": None,
     }
 
 
@@ -60,4 +63,13 @@ def language_settings(lang: str) -> dict:
                 own_section["abbreviations"] = (settings["splitter"]["abbreviations"]
                                                 + list(own_section["abbreviations"]))
             settings[section].update(own_section)
+        settings["word_segmenter"] = own.get("word_segmenter")
     return settings
+
+
+
+def word_segmenter(lang: str, option: str | None = None) -> str | None:
+    """The word segmenter to use for `lang`: `option` (a --word-segmenter value) when given,
+    else the language's own; None for none (the CLI checks names against vocab.segmenters)."""
+    name = option if option is not None else (language_settings(lang)["word_segmenter"] or "none")
+    return None if name == "none" else name

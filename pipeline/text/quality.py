@@ -194,6 +194,8 @@ def measure_corpus(lang_dir: str | Path, max_bytes: int = 200_000_000) -> dict:
     result = line_measures(filtered, max_bytes) if filtered.is_dir() else {
         "lines": 0, "documents": 0, "measures": {}, "examples": {}}
     formatted = lang_dir / "formatted"
+    if (lang_dir / "deduped" / "manifest.json").is_file():   # split read the deduplicated mix
+        formatted = lang_dir / "deduped"
     if formatted.is_dir() and filtered.is_dir():
         sentences = lang_dir / "sentences"
         share, seen, examples = long_articles_lost(formatted, filtered, max_bytes,

@@ -43,7 +43,7 @@ def every_output(root: Path) -> dict[str, bytes]:
 
 
 def test_every_output_is_the_same_bytes_on_the_cluster(sample_dump, tmp_path, dask_cluster):
-    data = tmp_path / "data"   # both runs in one place: spm.model records its input's path
+    data = tmp_path / "data"
     download(data_dir=data, lang="hu", dump=sample_dump)
     for _name, _args, func, kwargs in STAGES:
         func(data_dir=data, lang="hu", workers=1, **kwargs)

@@ -155,3 +155,20 @@ def test_a_model_file_holding_code_is_refused_not_run(tmp_path, capsys):
     torch.save({"weights": RunsCode(marker)}, ckpt / "model.pt")
     err = _error_line(capsys, ["--checkpoint_dir", str(ckpt), "--output", str(tmp_path / "hf")])
     assert "refused" in err and not marker.exists()
+
+
+def test_a_japanese_mecab_vocab_exports_transformers_mecab_tokenizer(tmp_path):
+    """A vocab trained on MeCab words (issue 23's vocab/japanese.py) keeps its word tokenizer
+    in the export: AutoTokenizer loads the folder as BertJapaneseTokenizer on MeCab words."""
+    transformers = pytest.importorskip("transformers")
+    pytest.importorskip("fugashi")
+    pytest.importorskip("unidic_lite")
+    from vocab.spec import tokenizer_config
+
+    make_run_dir(tmp_path / "run", lower_case=None)
+    (tmp_path / "run" / "tokenizer_config.json").write_text(
+        json.dumps(tokenizer_config(False, False, word_tokenizer="mecab")), encoding="utf-8")
+    export(tmp_path / "run", tmp_path / "hf")
+    tok = transformers.AutoTokenizer.from_pretrained(tmp_path / "hf")
+    assert type(tok).__name__ == "BertJapaneseTokenizer"
+    assert tok.word_tokenizer.__class__.__name__ == "MecabTokenizer"

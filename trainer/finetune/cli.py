@@ -18,6 +18,18 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
+def parse_learning_rates(text: str) -> list[float]:
+    """One learning rate, or a comma-separated grid chosen from on the validation split."""
+    try:
+        rates = [float(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--learning_rate {text!r}: give a number or numbers "
+                                         "separated by commas, e.g. 1e-4,3e-4,1e-3") from None
+    if not rates or min(rates) <= 0 or len(set(rates)) != len(rates):
+        raise argparse.ArgumentTypeError(f"--learning_rate {text!r}: give distinct rates above 0")
+    return rates
+
+
 def positive(kind):
     def check(text):
         try:
@@ -75,7 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--baseline", choices=("random-init",), default=None,
                        help="also fine-tune the same architecture from random weights")
     train.add_argument("--epochs", type=positive(float), default=3.0, help="default 3")
-    train.add_argument("--learning_rate", type=positive(float), default=5e-5, help="default 5e-5")
+    train.add_argument("--learning_rate", type=parse_learning_rates, default=[5e-5],
+                       help="default 5e-5; a grid such as 1e-4,3e-4,1e-3 is tried with the first "
+                            "seed and the rate with the best validation score is used for every "
+                            "seed, chosen for each variant (pretrained, random init) on its own")
     train.add_argument("--batch_size", type=positive(int), default=32, help="default 32")
     train.add_argument("--max_seq_length", type=positive(int), default=None,
                        help="pieces per row (default 128, 384 for qa; at most the model's "

@@ -77,12 +77,14 @@ def aggregate(records: list[dict], metric: str) -> dict:
 
 
 class SeedCache:
-    def __init__(self, output_dir: Path, key: str):
+    def __init__(self, output_dir: Path, key: str, learning_rate: float | None = None):
         self.folder = Path(output_dir) / "runs"
         self.key = key
+        # a learning-rate grid keeps one record per rate
+        self.tag = "" if learning_rate is None else f"_lr{learning_rate:g}"
 
     def path(self, variant: str, seed: int) -> Path:
-        return self.folder / f"{variant}_seed{seed}.json"
+        return self.folder / f"{variant}{self.tag}_seed{seed}.json"
 
     def get(self, variant: str, seed: int) -> dict | None:
         try:

@@ -23,8 +23,8 @@ log = logging.getLogger("trainer.finetune")
 VARIANTS = {"pretrained": True, "random_init": False}
 
 
-def loop_settings(args) -> LoopSettings:
-    return LoopSettings(epochs=args.epochs, learning_rate=args.learning_rate,
+def loop_settings(args, learning_rate: float) -> LoopSettings:
+    return LoopSettings(epochs=args.epochs, learning_rate=learning_rate,
                         batch_size=args.batch_size, warmup_ratio=args.warmup_ratio,
                         weight_decay=args.weight_decay)
 
@@ -40,13 +40,13 @@ def _seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _one_seed(folder: Path, task, tokenizer, train_rows, variant: str, seed: int, args,
-              max_length: int, device, output_dir: Path) -> dict:
+def _one_seed(folder: Path, task, tokenizer, train_rows, variant: str, seed: int, lr: float,
+              args, max_length: int, device, output_dir: Path) -> dict:
     _seed_everything(seed)
     model = build_model(folder, task.kind, labels=task.labels, pretrained=VARIANTS[variant])
-    stats = train(model, train_rows, loop_settings(args), seed=seed, device=device,
-                  pad_id=tokenizer.pad_token_id, desc=f"{variant} seed {seed}")
-    record = {"seed": seed, "variant": variant, "train": stats}
+    stats = train(model, train_rows, loop_settings(args, lr), seed=seed, device=device,
+                  pad_id=tokenizer.pad_token_id, desc=f"{variant} seed {seed} lr {lr:g}")
+    record = {"seed": seed, "variant": variant, "learning_rate": lr, "train": stats}
     eval_split = "test" if "test" in task.splits else "validation"
     for split in ("validation", "test"):
         if split not in task.splits:
@@ -75,30 +75,46 @@ def finetune_model(model: str | Path, task, args, output_dir: Path, *,
         tokenizer = load_tokenizer(folder, max_length)
         train_feats = task.features(tokenizer, "train", max_length, train=True)
         counts = _data_counts(task, tokenizer, max_length, train_feats)
-        key = settings_key({"model": str(Path(model).resolve()), "task": task.name,
-                            "max_length": max_length, **vars(loop_settings(args)),
-                            "mtime": _model_stamp(folder)}, list(args.files.values()))
-        cache = SeedCache(output_dir, key)
+        grid = list(args.learning_rate)
+
+        def record_for(variant: str, seed: int, lr: float) -> dict:
+            key = settings_key({"model": str(Path(model).resolve()), "task": task.name,
+                                "max_length": max_length, **vars(loop_settings(args, lr)),
+                                "mtime": _model_stamp(folder)}, list(args.files.values()))
+            cache = SeedCache(output_dir, key, lr if len(grid) > 1 else None)
+            record = cache.get(variant, seed)
+            if record is None:
+                record = _one_seed(folder, task, tokenizer, train_feats.rows, variant, seed, lr,
+                                   args, max_length, device, output_dir)
+                cache.put(variant, seed, record)
+                if not quiet:
+                    log.info("%s seed %d lr %g: %s %.4f (validation %.4f; %d steps, %.0f "
+                             "examples/s)", variant, seed, lr, task.metric,
+                             record["test"][task.metric], record["validation"][task.metric],
+                             record["train"]["steps"], record["train"]["examples_per_s"] or 0)
+            return record
+
         by_variant: dict[str, list[dict]] = {}
+        chosen: dict[str, dict] = {}
         for variant in variants:
-            for seed in args.seeds:
-                record = cache.get(variant, seed)
-                if record is None:
-                    record = _one_seed(folder, task, tokenizer, train_feats.rows, variant, seed,
-                                       args, max_length, device, output_dir)
-                    cache.put(variant, seed, record)
-                    if not quiet:
-                        log.info("%s seed %d: %s %.4f (%d steps, %.0f examples/s)", variant, seed,
-                                 task.metric, record["test"][task.metric], record["train"]["steps"],
-                                 record["train"]["examples_per_s"] or 0)
-                by_variant.setdefault(variant, []).append(record)
+            lr, tried = grid[0], None
+            if len(grid) > 1:   # the first seed at every rate; the best validation score wins
+                tried = {g: record_for(variant, args.seeds[0], g)["validation"][task.metric]
+                         for g in grid}
+                lr = max(grid, key=lambda g: tried[g])
+                chosen[variant] = {"learning_rate": lr, "validation_by_rate": {
+                    f"{g:g}": round(v, 6) for g, v in tried.items()}}
+            by_variant[variant] = [record_for(variant, seed, lr) for seed in args.seeds]
     results = {
         "task": task.name, "metric": task.metric, "model": str(model),
         "evaluated_on": "test" if "test" in task.splits else "validation",
         "files": {k: str(v) for k, v in args.files.items() if v is not None},
         "seeds": list(args.seeds), "max_seq_length": max_length, "device": str(device),
-        "settings": vars(loop_settings(args)), "data": counts, "notes": task.notes,
+        "settings": vars(loop_settings(args, grid[0])), "data": counts, "notes": task.notes,
     }
+    if len(grid) > 1:
+        results["settings"]["learning_rate"] = grid
+        results["learning_rate_selection"] = chosen
     if getattr(args, "probe", None):
         results["probe"] = str(args.probe)
     if getattr(task, "normalizer", None):

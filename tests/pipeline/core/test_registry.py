@@ -13,10 +13,10 @@ from pipeline.core.registry import BY_NAME, STAGES, pipeline_stages, stage_dir
 
 def test_every_stage_runs_after_what_it_reads():
     order = [s.name for s in pipeline_stages()]
-    assert order == ["download", "extract", "format", "split", "filter", "shard", "vocab", "encode",
-                     "probe"]
+    assert order == ["download", "extract", "format", "ingest", "dedup", "split", "filter", "shard",
+                     "vocab", "encode", "probe"]
     for stage in pipeline_stages():
-        for needed in stage.upstream + stage.also_reads:
+        for needed in stage.upstream + stage.also_reads + stage.prefers:
             assert order.index(needed) < order.index(stage.name), (stage.name, needed)
 
 
@@ -38,7 +38,8 @@ def test_the_help_lists_the_stages_in_the_order_run_runs_them():
 def test_folders_come_from_the_registry(tmp_path):
     assert stage_dir(tmp_path, "hu", "split") == tmp_path / "hu" / "sentences"
     assert {s.name: s.output for s in STAGES if s.output} == {
-        "download": "download", "extract": "extracted", "format": "formatted", "split": "sentences",
+        "download": "download", "extract": "extracted", "format": "formatted", "ingest": "ingested",
+        "dedup": "deduped", "split": "sentences",
         "filter": "filtered", "shard": "sharded", "vocab": "vocab", "probe": "probe"}
     assert BY_NAME["encode"].output is None   # named after its options (hdf5_lower_case_...)
     with pytest.raises(StageError, match="not a Wikipedia language code"):

@@ -92,6 +92,7 @@ def test_the_page_is_self_contained_with_every_section_and_its_pictures(sample_r
     assert not re.search(r'(src|href)="(https?:)?//', page)        # nothing from the network
     # corpus text is in the HTML, marked with the language (the browser picks its font)
     assert 'lang="hu"' in found["hdf5"] and "[MASK→" in found["hdf5"]
+    assert "real (non-pad) tokens" in found["hdf5"]
     # the demo sample holds out a few articles only: the page says the eval would mean little
     assert "under 1,000" in found["vocab"] and "--min-test-sentences" in found["hdf5"]
 

@@ -75,6 +75,28 @@ def test_a_rerun_reuses_finished_seeds_and_other_settings_start_over(files, tmp_
     assert res["evaluated_on"] == "validation" and res["settings"]["learning_rate"] == 1e-4
 
 
+def test_a_learning_rate_grid_is_chosen_per_variant_on_validation(files, tmp_path):
+    """--learning_rate 1e-6,2e-3: each rate with the first seed, the best validation score
+    wins for every seed of that variant; 1e-6 cannot learn the task in 2 epochs."""
+    args = ["--model", files["run"], "--task", "ner", "--train_file", files["root"] / "train.conll",
+            "--validation_file", files["root"] / "dev.conll", "--output_dir", tmp_path,
+            "--epochs", "2", "--seeds", "1,2", "--learning_rate", "1e-6,2e-3",
+            "--baseline", "random-init"]
+    assert main(list(map(str, args))) == 0
+    res = json.loads((tmp_path / "results.json").read_text())
+    for variant in ("pretrained", "random_init"):
+        pick = res["learning_rate_selection"][variant]
+        assert pick["learning_rate"] == 2e-3, pick
+        assert pick["validation_by_rate"]["0.002"] > pick["validation_by_rate"]["1e-06"]
+    assert res["settings"]["learning_rate"] == [1e-6, 2e-3]
+    runs = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert runs == ["pretrained_lr0.002_seed1.json", "pretrained_lr0.002_seed2.json",
+                    "pretrained_lr1e-06_seed1.json", "random_init_lr0.002_seed1.json",
+                    "random_init_lr0.002_seed2.json", "random_init_lr1e-06_seed1.json"]
+    with pytest.raises(SystemExit):
+        main(list(map(str, args[:-4] + ["--learning_rate", "1e-3,x"])))
+
+
 def test_classification_from_jsonl_with_a_named_text_column(files, tmp_path):
     r = run_cli("--model", files["hf"], "--task", "classify", "--train_file", files["root"] / "train.jsonl",
                 "--validation_file", files["root"] / "dev.jsonl", "--text_column", "sentence",

@@ -1,0 +1,248 @@
+"""`pipeline ingest`: other corpora than Wikipedia into the text stages' format.
+
+Each `--source NAME=PATH` (repeatable; PATH a file, a folder or a glob) is read in its format
+(text, JSONL or Parquet, from the file name or --format; compressed .gz/.bz2/.xz/.zst;
+pipeline/text/corpus_files.py), cleaned as Wikipedia's text is where that applies (NFC,
+control characters, whitespace), and written as `formatted/` is written: one paragraph per
+line, a blank line between documents, into DATA_DIR/LANG/ingested/NAME__FILE_PPPP.txt, parts of
+at most --part-mb each (the later stages read a file at a time). The source's name travels in
+the file names through dedup, split and filter to the shards (pipeline/core/sources.py).
+
+One task per input file, on the executor (local pool or Dask), streamed in bounded memory;
+resumable (a finished file is skipped) and deterministic. Bad input: a file that is not its
+format, a JSONL or Parquet without the text field, an empty source or a name given twice is
+one `Error:` line before anything is written; lines that are not UTF-8, records without the
+field and cut documents are counted per source, in the manifest and as a warning.
+
+Usage:
+    pipeline --lang hu ingest --source web=/data/cc100/hu.txt.xz
+    pipeline ingest --source news=/data/news/ --source web='/data/oscar/*.jsonl.zst' --text-field content
+    pipeline ingest --source books=books.txt --doc-per-line
+    ingest(data_dir="data", lang="hu", sources={"web": "hu.txt.xz"})     # from Python
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import glob
+import logging
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from pipeline.core.atomic import atomic_open
+from pipeline.core.errors import StageError
+from pipeline.core.inputs import flat_name, resolve_output
+from pipeline.core.manifest import MANIFEST, fingerprint_inputs
+from pipeline.core.options import force_option
+from pipeline.core.runner import StageRun, Task
+from pipeline.core.sources import SEP, parse_pairs, plain
+from pipeline.text.corpus_files import (
+    COMPRESSIONS,
+    FORMATS,
+    check_file,
+    detect_format,
+    read_documents,
+)
+
+log = logging.getLogger("pipeline")
+
+PART_MB = 64
+INVALID_SHARE_LIMIT = 0.5   # more lines than this not UTF-8: the file is not text
+WARNED = ("invalid_utf8_lines", "binary_lines", "invalid_json_lines", "records_without_field",
+          "cut_documents")
+_KNOWN_SUFFIXES = (".txt", ".text", ".jsonl", ".json", ".ndjson", ".parquet")
+
+
+def source_files(name: str, spec: str) -> tuple[Path, list[Path]]:
+    """(root, sorted files) of one source: a file, a folder (every file under it with a known
+    suffix) or a glob; StageError when it names nothing."""
+    path = Path(spec)
+    if path.is_file():
+        return path.parent, [path]
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file() and p.name != MANIFEST
+                       and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                       and _known(p))
+        root = path
+    else:
+        files = sorted(Path(p) for p in glob.glob(spec, recursive=True) if Path(p).is_file())
+        prefix = Path(spec.split("*")[0].split("?")[0].split("[")[0])   # the part before magic
+        root = prefix if prefix.is_dir() else prefix.parent
+    if not files:
+        raise StageError(f"--source {name}={spec}: no files there (a file, a folder of .txt/"
+                         ".jsonl/.parquet files, or a glob in quotes): check the path")
+    return root, files
+
+
+def _known(path: Path) -> bool:
+    name = path.name.lower()
+    for comp in (*COMPRESSIONS, ".zst"):
+        if name.endswith(comp):
+            name = name[: -len(comp)]
+    return name.endswith(_KNOWN_SUFFIXES)
+
+
+def _stem(root: Path, path: Path) -> str:
+    name = flat_name(root, path)[: -len(".txt")]
+    for suffix in (*COMPRESSIONS, ".zst", *_KNOWN_SUFFIXES):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    for suffix in _KNOWN_SUFFIXES:
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return name.replace(SEP, "_")
+
+
+def ingest_file(job: tuple, field: str, doc_per_line: bool, part_chars: int) -> dict:
+    """One task: one input file into parts NAME__STEM_PPPP.txt, all renamed into place at the
+    end (an interrupted task leaves no part behind)."""
+    source, src, fmt, out_dir, stem = job
+    stats: Counter = Counter()
+    parts: list[Path] = []
+    docs = paragraphs = chars = out_bytes = 0
+    with contextlib.ExitStack() as stack:
+        fh, size = None, 0
+        for doc in read_documents(src, fmt, stats, field=field, doc_per_line=doc_per_line):
+            if fh is None or size >= part_chars:
+                parts.append(out_dir / f"{source}{SEP}{stem}_{len(parts):04d}.txt")
+                fh, size = stack.enter_context(atomic_open(parts[-1])), 0
+            elif size:
+                fh.write("\n")
+            text = "\n".join(doc) + "\n"
+            fh.write(text)
+            size += len(text) + 1
+            docs += 1
+            paragraphs += len(doc)
+            chars += len(text)
+        lines = stats["lines"]
+        if lines and stats["invalid_utf8_lines"] + stats["binary_lines"] > INVALID_SHARE_LIMIT * lines:
+            raise StageError(f"{src}: {stats['invalid_utf8_lines'] + stats['binary_lines']:,} of "
+                             f"{lines:,} lines are not UTF-8 text: convert it to UTF-8 (iconv) or "
+                             "check --format")
+    for p in parts:
+        out_bytes += p.stat().st_size
+    return {"source": source, "documents": docs, "paragraphs": paragraphs,
+            "input_bytes": src.stat().st_size, "output_bytes": out_bytes,
+            "parts": [p.name for p in parts], "written_files": [str(p) for p in parts],
+            "counted": {k: stats[k] for k in WARNED if stats[k]}}
+
+
+def plan(sources: dict[str, str], fmt: dict[str, str], field: str) -> list[tuple[str, Path, str, str]]:
+    """(source, file, format, output stem) for every input file, each file checked first."""
+    jobs, stems = [], set()
+    for name, spec in sources.items():
+        root, files = source_files(name, spec)
+        nonempty = False
+        for f in files:
+            f_fmt = detect_format(f, fmt.get(name) or fmt.get(""))
+            check_file(f, f_fmt, field)
+            nonempty = nonempty or f.stat().st_size > 0
+            stem = _stem(root, f)
+            if (name, stem) in stems:
+                raise StageError(f"--source {name}: two files map to the output name {stem!r}: "
+                                 "give a folder whose files have distinct names")
+            stems.add((name, stem))
+            jobs.append((name, f, f_fmt, stem))
+        if not nonempty:
+            raise StageError(f"--source {name}={spec} is empty: every file has 0 bytes")
+    return jobs
+
+
+def parse_format(values) -> dict[str, str]:
+    """--format FMT (every source) or NAME=FMT, repeatable: {"": FMT, NAME: FMT}."""
+    out = {}
+    for v in values or ():
+        name, _, f = v.rpartition("=")
+        if f not in FORMATS:
+            raise StageError(f"--format {v!r}: the format is one of {', '.join(FORMATS)} "
+                             "(or NAME=FORMAT for one source)")
+        out[name] = f
+    return out
+
+
+def ingest(data_dir="data", lang="hu", workers=None, output=None, force=False, sources=None,
+           formats=(), text_field="text", doc_per_line=False, part_mb=PART_MB) -> dict:
+    """Bring `sources` ({name: path or glob}, in priority order) into ingested/; the summary."""
+    if isinstance(sources, (list, tuple)):
+        sources = parse_pairs(sources, "--source")
+    if not sources:
+        raise StageError("ingest needs at least one --source NAME=PATH")
+    parse_pairs([f"{k}={v}" for k, v in sources.items()], "--source")   # names checked
+    fmt = parse_format(formats) if not isinstance(formats, dict) else formats
+    if part_mb <= 0:
+        raise StageError(f"--part-mb must be above 0 (got {part_mb})")
+    jobs = plan(sources, fmt, text_field)
+    out = resolve_output(data_dir, lang, "ingest", output)
+    options = {"sources": {k: str(v) for k, v in sources.items()}, "format": fmt,
+               "text_field": text_field, "doc_per_line": doc_per_line, "part_mb": part_mb}
+    run = StageRun("ingest", out, options, fingerprint_inputs([f for _, f, _, _ in jobs]),
+                   force=force, workers=workers,
+                   expected_bytes=sum(f.stat().st_size for _, f, _, _ in jobs))
+    if run.complete:
+        return run.skip()
+    part_chars = int(part_mb * 1_000_000)
+    tasks = [Task(f"{n}{SEP}{stem}", (n, f, f_fmt, out, stem)) for n, f, f_fmt, stem in jobs]
+    per_source: dict[str, Counter] = {n: Counter() for n in sources}
+    counted: dict[str, Counter] = {n: Counter() for n in sources}
+    parts: dict[str, list[str]] = {}
+    work = functools.partial(ingest_file, field=text_field, doc_per_line=doc_per_line,
+                             part_chars=part_chars)
+    for task, info in run.run_tasks(tasks, work, desc="ingest", unit="file"):
+        src = info["source"]
+        per_source[src].update({k: info[k] for k in ("documents", "paragraphs", "input_bytes",
+                                                       "output_bytes")})
+        per_source[src]["files"] += 1
+        counted[src].update(info["counted"])
+        parts[task.id] = info["parts"]
+    for name, c in per_source.items():
+        if not c["documents"]:
+            shutil.rmtree(out)   # no half-made corpus: the other sources' parts go too
+            why = ", ".join(f"{k} {v:,}" for k, v in counted[name].items()) or "nothing readable"
+            raise StageError(f"--source {name}={sources[name]} holds no documents after reading "
+                             f"and cleaning ({why}): check the files and "
+                             "--format/--text-field/--doc-per-line")
+        for what, n in counted[name].items():
+            log.warning("ingest: %s: %s %s (counted, skipped)", name, f"{n:,}", what.replace("_", " "))
+    outputs = [out / p for t in tasks for p in parts[t.id]]
+    summary = {
+        "sources": list(sources),
+        "documents": sum(c["documents"] for c in per_source.values()),
+        "paragraphs": sum(c["paragraphs"] for c in per_source.values()),
+        "files": len(outputs),
+        "input_bytes": sum(c["input_bytes"] for c in per_source.values()),
+        "output_bytes": sum(c["output_bytes"] for c in per_source.values()),
+        "per_source": plain({n: per_source[n] + counted[n] for n in sources}),
+        "seconds": run.seconds(),
+    }
+    return run.finish(summary, outputs)
+
+
+@click.command("ingest")
+@click.option("--source", "sources", multiple=True, required=True, metavar="NAME=PATH",
+              help="A corpus to bring in: a file, a folder or a glob (quoted); repeat for several. "
+                   "The order is the priority of deduplication after Wikipedia.")
+@click.option("--format", "formats", multiple=True, metavar="FORMAT|NAME=FORMAT",
+              help=f"{'|'.join(FORMATS)} [default: from the file name: .txt, .jsonl/.json, "
+                   ".parquet, each optionally .gz/.bz2/.xz/.zst].")
+@click.option("--text-field", default="text", show_default=True,
+              help="The JSONL field or Parquet column that holds the text.")
+@click.option("--doc-per-line", is_flag=True,
+              help="Text files hold one document per line [default: a paragraph per line, a blank "
+                   "line between documents, as CC-100 and OSCAR].")
+@click.option("--part-mb", type=click.FloatRange(min=0, min_open=True), default=PART_MB,
+              show_default=True, help="Most text per output file (later stages read a file at a time).")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder [default: DATA_DIR/LANG/ingested].")
+@force_option
+@click.pass_obj
+def command(g, sources, formats, text_field, doc_per_line, part_mb, output, force):
+    """Bring other corpora in: text, JSONL or Parquet (also .gz/.bz2/.xz/.zst) to formatted text.
+
+    Writes ingested/NAME__FILE_PPPP.txt, one paragraph per line and a blank line between
+    documents, as format writes Wikipedia; `pipeline dedup` then mixes and deduplicates them.
+    """
+    ingest(**g.kwargs(), output=output, force=force, sources=list(sources), formats=formats,
+           text_field=text_field, doc_per_line=doc_per_line, part_mb=part_mb)

@@ -1,0 +1,29 @@
+"""trainer/run_pretraining.py, but the rank named by $KILL_RANK SIGKILLs itself when it is
+about to train step $KILL_AT_STEP in torchrun's first attempt (TORCHELASTIC_RESTART_COUNT 0):
+a rank lost in the middle of training, for the --max-restarts tests. Restarted ranks run the
+trainer unchanged."""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+from trainer.run_pretraining import main
+from trainer.training import Trainer
+
+
+def kill_rank_at_step(rank: int, step: int) -> None:
+    real_step = Trainer.train_step
+
+    def train_step(self, data, accum):
+        if self.env.rank == rank and self.step + 1 == step:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real_step(self, data, accum)
+
+    Trainer.train_step = train_step
+
+
+if __name__ == "__main__":
+    if os.environ.get("TORCHELASTIC_RESTART_COUNT", "0") == "0":
+        kill_rank_at_step(int(os.environ["KILL_RANK"]), int(os.environ["KILL_AT_STEP"]))
+    sys.exit(main())
