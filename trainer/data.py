@@ -8,8 +8,9 @@ samples and no rank runs dry. Rank r walks its block file by file, reading only 
 block touches; the next piece is loaded by a background thread while the current one is
 consumed, so memory per rank is about two shards. Epochs follow one another seamlessly (a
 micro-batch may straddle an epoch boundary), so the position is one number: samples consumed.
-With a `masker` (--masking dynamic, trainer/masking.py) the rows get new masks as they are
-loaded, keyed by (seed, epoch, global sample index): the same on any number of ranks.
+With a `masker` (--masking dynamic, trainer/masking.py) the rows get new masks after they are
+loaded, keyed by (seed, epoch, global sample index): the same on any number of ranks. The
+masking runs in a thread of its own while the next piece is read (three pieces in memory).
 
     data = ShardedTrainData(find_shards(input_dir).train, batch_size=32, seed=42,
                             rank=0, world_size=1)
@@ -262,16 +263,21 @@ class ShardedTrainData:
                 raise DataError(f"{info.path}: token id {top} >= the model's vocab_size "
                                 f"{self.vocab_size}: use the bert_config whose vocab_size matches "
                                 "the vocab.txt the data was encoded with")
-        if self.masker is not None:
-            try:
-                self.masker.apply(arrays, piece.epoch, self.offsets[piece.file] + rows, info.path)
-            except MaskingError as exc:
-                raise DataError(str(exc)) from None
         return arrays
+
+    def _mask(self, piece: Piece, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """New masks for a loaded piece (in the prefetcher's second thread)."""
+        rows = self.order.sample_order(piece.epoch, piece.file)[piece.start:piece.stop]
+        try:
+            return self.masker.apply(arrays, piece.epoch, self.offsets[piece.file] + rows,
+                                     self.shards[piece.file].path)
+        except MaskingError as exc:
+            raise DataError(str(exc)) from None
 
     def _assemble(self, consumed: int) -> Iterator[dict]:
         """The batches from position `consumed` on (runs in the batch thread)."""
-        prefetch = Prefetcher(self._load, self._pieces_from(consumed))
+        prefetch = Prefetcher(self._load, self._pieces_from(consumed),
+                              finish=self._mask if self.masker is not None else None)
         try:
             cur, off = None, 0
             while True:

@@ -28,24 +28,50 @@ def _close_all() -> None:
 
 
 class Prefetcher:
-    """Loads pieces in a background thread, one ahead of the consumer (about two in memory)."""
+    """Loads pieces in a background thread, one ahead of the consumer (about two in memory).
 
-    def __init__(self, load, pieces: Iterator):
+    With `finish` (dynamic masking: trainer/masking.py), a second thread applies
+    finish(piece, arrays) to each loaded piece while the first thread reads the next one: the
+    read (h5py, gzip) and the masking (numpy) overlap on two cores; three pieces in memory."""
+
+    def __init__(self, load, pieces: Iterator, finish=None):
         _LIVE.add(self)
-        self._load, self._pieces = load, pieces
+        self._load, self._pieces, self._finish = load, pieces, finish
         self._requests: queue.Queue = queue.Queue()
         self._results: queue.Queue = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="shard-prefetch", daemon=True)
-        self._thread.start()
-        self._requests.put(True)
+        self._loaded: queue.Queue = self._results if finish is None else queue.Queue()
+        self._threads = [threading.Thread(target=self._run, name="shard-prefetch", daemon=True)]
+        if finish is not None:
+            self._threads.append(threading.Thread(target=self._run_finish, name="shard-finish",
+                                                  daemon=True))
+        for thread in self._threads:
+            thread.start()
+        for _ in self._threads:   # the reader stays one piece ahead of the finisher
+            self._requests.put(True)
 
     def _run(self):
-        while self._requests.get():
-            try:
-                piece = next(self._pieces)
-                self._results.put((piece, self._load(piece), None))
-            except BaseException as exc:  # handed to the consumer, raised there
-                self._results.put((None, None, exc))
+        try:
+            while self._requests.get():
+                try:
+                    piece = next(self._pieces)
+                    self._loaded.put((piece, self._load(piece), None))
+                except BaseException as exc:  # handed to the consumer, raised there
+                    self._loaded.put((None, None, exc))
+                    return
+        finally:
+            if self._finish is not None:
+                self._loaded.put(None)   # the finisher stops after what is queued
+
+    def _run_finish(self):
+        while (item := self._loaded.get()) is not None:
+            piece, arrays, exc = item
+            if exc is None:
+                try:
+                    arrays = self._finish(piece, arrays)
+                except BaseException as err:  # handed to the consumer, raised there
+                    piece, arrays, exc = None, None, err
+            self._results.put((piece, arrays, exc))
+            if exc is not None:
                 return
 
     def next(self):
@@ -56,10 +82,11 @@ class Prefetcher:
         return piece, arrays
 
     def close(self):
-        """Stop the thread; waits for a load in progress (at most one shard read)."""
+        """Stop the threads; waits for the work in progress (at most one read, one finish)."""
         self._requests.put(False)
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join()
+        for thread in self._threads:
+            if thread.is_alive() and thread is not threading.current_thread():
+                thread.join()
 
 
 class BatchThread:

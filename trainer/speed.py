@@ -24,12 +24,16 @@ def resolve_speed_options(args, device: str, precision: str) -> str:
     """Fill in args.torch_compile and args.unpad when left out (None); one line saying what and why."""
     auto = auto_speed(device, precision, bool(args.deepspeed))
     parts, defaults = [], []
+    if getattr(args, "model_type", "bert") == "modernbert":
+        args.unpad = False   # transformers' ModernBERT has no unpadding of its own
     for key, name in (("torch_compile", "torch.compile"), ("unpad", "unpadding")):
         given = getattr(args, key)
         setattr(args, key, auto if given is None else bool(given))
         parts.append(f"{name} {'on' if getattr(args, key) else 'off'}")
         if given is None:
             defaults.append(name)
+    if getattr(args, "model_type", "bert") == "modernbert":
+        parts[-1] += " (ModernBERT has none)"
     where = f"{device} {precision}" + (" with DeepSpeed" if args.deepspeed else "")
     why = f" ({' and '.join(defaults)}: the default for {where})" if defaults else ""
     return "speed: " + ", ".join(parts) + why

@@ -48,3 +48,14 @@ def test_a_cpu_run_keeps_both_off_and_records_it(tiny_shards, tiny_bert_config, 
     hparams = json.loads((out / "hparams.json").read_text())
     assert hparams["torch_compile"] is False and hparams["unpad"] is False
     assert len([r for r in read_log(out) if "loss" in r]) == 2
+
+
+def test_modernbert_never_says_unpadding_on():
+    """transformers' ModernBERT has no unpadding of its own: the speed line says so, even where
+    unpadding is the default for BERT (CUDA bf16) or asked for."""
+    from types import SimpleNamespace
+
+    for given in (None, True):
+        args = SimpleNamespace(torch_compile=None, unpad=given, deepspeed=False, model_type="modernbert")
+        note = resolve_speed_options(args, "cuda", "bf16")
+        assert args.unpad is False and "unpadding off (ModernBERT has none)" in note, note
