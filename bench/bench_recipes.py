@@ -19,7 +19,8 @@ Then each is exported and measured the same way: MLM accuracy on the same held-o
 longer and denser than its own) read through the export with transformers'
 AutoModelForMaskedLM, and the probe's entity F1 (`python -m trainer.finetune --probe`, mean ±
 sd over --seeds). Reported: steps reached, wall time against the budget, both figures.
-Finished encodes are reused; runs and fine-tunings start over. At the default 30 minutes a run
+Finished encodes are reused; runs and fine-tunings start over (--reuse keeps a finished
+run, its export and its finished fine-tuning seeds; --baseline RECIPE adds random init). At the default 30 minutes a run
 it takes about 1.5 hours per language on 2 cores (two runs, two fine-tunings of 3 seeds).
 """
 from __future__ import annotations
@@ -94,6 +95,21 @@ def mlm_accuracy(hf_dir: Path, heldout: Path, max_rows: int) -> float:
     return right / max(1, total)
 
 
+def finished(out: Path, hf: Path) -> bool:
+    """A run that reached its max_steps and was exported (what --reuse keeps)."""
+    try:
+        steps = json.loads((out / "hparams.json").read_text())["max_steps"]
+    except (OSError, ValueError, KeyError):
+        return False
+    return (out / "checkpoints" / f"ckpt_{steps:08d}").is_dir() and (hf / "config.json").exists()
+
+
+def spread(scores: list[float]) -> str:
+    """Mean ± sd (n) of per-seed scores, as the tables print them."""
+    sd = statistics.stdev(scores) if len(scores) > 1 else 0.0
+    return f"{statistics.mean(scores):.4f} ± {sd:.4f} (n={len(scores)})"
+
+
 def configs(work: Path, vocab_size: int) -> dict:
     paths = {}
     for name, cfg in (("2019", BERT), ("modern", MODERN)):
@@ -113,6 +129,10 @@ def main(argv=None) -> int:
     p.add_argument("--eval_rows", type=int, default=2000)
     p.add_argument("--recipes", nargs="+", default=list(RECIPES), choices=list(RECIPES))
     p.add_argument("--epochs", type=int, default=3, help="fine-tuning epochs of the probe")
+    p.add_argument("--baseline", nargs="*", default=[], choices=list(RECIPES),
+                   help="also fine-tune these recipes' architectures from random init")
+    p.add_argument("--reuse", action="store_true",
+                   help="keep a finished run, its export and its finished fine-tuning seeds")
     p.add_argument("--runs", type=int, default=None,
                    help="seeds 1..RUNS instead of --seeds (bench/run_all.py passes --runs)")
     args = p.parse_args(argv)
@@ -131,34 +151,41 @@ def main(argv=None) -> int:
     cfgs = configs(work, vocab_size)
     rows = []
     for name in args.recipes:
-        out = work / f"run_{name}"
-        shutil.rmtree(out, ignore_errors=True)
-        wall = run([sys.executable, "-m", "torch.distributed.run", "--standalone",
-                    f"--nproc_per_node={args.ranks}", "trainer/run_pretraining.py",
-                    "--model_config", cfgs[name], "--input_dir", sets[name], "--vocab_file", vocab,
-                    "--output_dir", out, "--train_budget", args.budget, *COMMON, *RECIPES[name]],
-                   log, env={"OMP_NUM_THREADS": "1"})
-        hf = work / f"hf_{name}"
-        run([sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf], log)
-        ft = work / f"probe_{name}"
-        shutil.rmtree(ft, ignore_errors=True)
+        out, hf, ft = work / f"run_{name}", work / f"hf_{name}", work / f"probe_{name}"
+        wall_file = out / "bench_wall.json"
+        if not (args.reuse and finished(out, hf)):
+            shutil.rmtree(out, ignore_errors=True)
+            wall = run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                        f"--nproc_per_node={args.ranks}", "trainer/run_pretraining.py",
+                        "--model_config", cfgs[name], "--input_dir", sets[name],
+                        "--vocab_file", vocab, "--output_dir", out, "--train_budget", args.budget,
+                        *COMMON, *RECIPES[name]], log, env={"OMP_NUM_THREADS": "1"})
+            wall_file.write_text(json.dumps({"wall_s": wall}))
+            run([sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf],
+                log)
+        if not args.reuse:
+            shutil.rmtree(ft, ignore_errors=True)
+        baseline = ["--baseline", "random-init"] if name in args.baseline else []
         run([sys.executable, "-m", "trainer.finetune", "--model", hf, "--probe", data,
              "--output_dir", ft, "--seeds", args.seeds, *FINETUNE, "--epochs", args.epochs,
-             "--max_seq_length", "128"], log)
-        scores = json.loads((ft / "results.json").read_text())["pretrained"]["scores"]
+             "--max_seq_length", "128", *baseline], log)
+        results = json.loads((ft / "results.json").read_text())
         hp = json.loads((out / "hparams.json").read_text())
+        wall = json.loads(wall_file.read_text())["wall_s"] if wall_file.exists() else float("nan")
         rows.append({"recipe": name, "steps": hp["max_steps"], "wall": wall,
                      "acc": mlm_accuracy(hf, sets["heldout"], args.eval_rows),
-                     "f1": statistics.mean(scores),
-                     "sd": statistics.stdev(scores) if len(scores) > 1 else 0.0, "n": len(scores)})
+                     "f1": spread(results["pretrained"]["scores"]),
+                     "random": spread(results["random_init"]["scores"])
+                     if "random_init" in results else None})
     print(f"{args.lang}, --train_budget {args.budget} per run on {args.ranks} CPU ranks, "
           f"probe seeds {args.seeds}")
     print("| recipe | steps | wall (s, with start-up) | MLM acc at 15% (held-out packed rows) | "
-          "probe entity F1 |")
-    print("|---|---|---|---|---|")
+          "probe entity F1 | random init, same architecture |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['recipe']} | {r['steps']:,} | {r['wall']:.0f} | {r['acc']:.4f} | "
-              f"{r['f1']:.4f} ± {r['sd']:.4f} (n={r['n']}) |")
+        rand = "not run" if r["random"] is None else r["random"]
+        print(f"| {r['recipe']} | {r['steps']:,} | {r['wall']:.0f} | {r['acc']:.4f} | {r['f1']} "
+              f"| {rand} |")
     return 0
 
 

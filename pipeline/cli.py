@@ -22,6 +22,7 @@ import click
 
 from .core.errors import StageError
 from .core.executor import default_workers, use_scheduler
+from .core.os_errors import describe, is_data_error
 from .core.registry import BY_NAME, STAGES, validate_lang
 from .core.report import DEFAULT_PROGRESS_EVERY, PROGRESS_EVERY_ENV, set_progress_every
 
@@ -74,7 +75,13 @@ class StageGroup(click.Group):
             raise
         except StageError as exc:
             raise click.ClickException(str(exc)) from None
-        except (FileNotFoundError, IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+        except OSError as exc:  # a full disk, a read-only one, ...: one line (core/os_errors.py)
+            if is_data_error(exc):
+                raise click.ClickException(describe(exc, ctx.invoked_subcommand)) from None
+            if isinstance(exc, IsADirectoryError):
+                raise click.ClickException(f"{exc}") from None
+            raise
+        except UnicodeDecodeError as exc:
             raise click.ClickException(f"{exc}") from None
 
 

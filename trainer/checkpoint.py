@@ -12,7 +12,9 @@ Layout (the contract export.py and scripts/demo.py read):
 
 `is_complete(path)` is the one rule for "this checkpoint can be used": a directory is written
 as .tmp_ckpt_* and only gets its ckpt_* name after every rank has written its part, model.pt
-and meta.json last. `latest_checkpoint(O)` is what --resume_from_checkpoint continues from;
+and meta.json last; a write that fails on any rank (a full disk...) removes the temporary
+folder and raises CheckpointWriteError on every rank alike. `latest_checkpoint(O)` is what
+--resume_from_checkpoint continues from;
 `read_for_resume` passes over a damaged one (a truncated model.pt) to the one before, with one
 warning line, every rank agreeing on which.
 
@@ -241,34 +243,97 @@ def set_rng_state(state: dict) -> None:
 # Save and load
 
 
+class CheckpointWriteError(CheckpointError):
+    """A checkpoint could not be written (disk full, read-only, ...): nothing half-written is
+    left, the newest complete checkpoint is untouched; every rank raises it alike."""
+
+
+def _agreed(env, failure: str | None, tmp: Path) -> None:
+    """Every rank learns whether any rank failed (replaces a barrier). On a failure the
+    temporary folder goes and every rank raises the first failing rank's message."""
+    import torch.distributed as dist
+
+    said = [failure]
+    if env.active:
+        said = [None] * env.world_size
+        dist.all_gather_object(said, failure)
+    first = next(((r, m) for r, m in enumerate(said) if m is not None), None)
+    if first is None:
+        return
+    if env.is_main:
+        shutil.rmtree(tmp, ignore_errors=True)
+    env.barrier()   # the folder is gone before any rank reports
+    rank, message = first
+    raise CheckpointWriteError(message if rank == 0 else f"rank {rank}: {message}")
+
+
+def _failure(exc: BaseException, path: Path, tmp: Path, output_dir) -> str:
+    """The one line for a write that failed on `path`: an OS fault in words, anything else
+    as its type and first line."""
+    from trainer.oserrors import as_os_error, os_error_message
+
+    exc = as_os_error(exc, path)
+    newest = latest_checkpoint(output_dir)
+    kept = f"{newest.name} is kept" if newest is not None else "no earlier checkpoint exists"
+    if isinstance(exc, OSError):
+        what = os_error_message(exc, path, also=", or lower --keep_checkpoints")
+    else:
+        what = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
+    return (f"checkpoint {tmp.name[len(TMP_PREFIX):]} not written ({what}); {kept}: rerun with "
+            "--resume_from_checkpoint once fixed")
+
+
 def save_checkpoint(output_dir, step: int, env, *, meta: dict, model_state_fn,
                     trainer_state: dict, keep: int, ds_engine=None) -> Path:
-    """Every rank calls this. `model_state_fn()` (rank 0) returns the full model state_dict."""
+    """Every rank calls this. `model_state_fn()` (rank 0) returns the full model state_dict.
+    A write that fails on any rank (full disk, read-only, ...) removes the temporary folder
+    and raises CheckpointWriteError on every rank; earlier checkpoints stay as they were."""
     import torch
 
     root = checkpoint_root(output_dir)
     final = root / f"ckpt_{step:08d}"
     tmp = root / f"{TMP_PREFIX}ckpt_{step:08d}"
+    path, failure = tmp, None
+
+    def save(obj, name):
+        nonlocal path
+        path = tmp / name
+        torch.save(obj, path)
+
+    try:
+        if env.is_main:
+            root.mkdir(parents=True, exist_ok=True)
+            if tmp.exists():
+                shutil.rmtree(tmp)  # left by a run killed while saving
+            tmp.mkdir()
+    except Exception as exc:  # noqa: BLE001  every rank must hear of it, not wait at a barrier
+        failure = _failure(exc, path, tmp, output_dir)
+    _agreed(env, failure, tmp)
+    try:
+        if ds_engine is not None:
+            path = tmp / DS_TAG
+            ds_engine.save_checkpoint(str(tmp), tag=DS_TAG, client_state={"trainer": trainer_state},
+                                      save_latest=False)
+        save(rng_state(), f"rng_rank{env.rank}.pt")
+    except Exception as exc:  # noqa: BLE001
+        failure = _failure(exc, path, tmp, output_dir)
+    _agreed(env, failure, tmp)  # model_state_fn may read the DeepSpeed files all ranks just wrote
+    try:
+        if env.is_main:
+            save(model_state_fn(tmp), "model.pt")
+            save(trainer_state, "trainer_state.pt")
+            path = tmp / "meta.json"
+            path.write_text(json.dumps(
+                {**meta, "step": step, "world_size": env.world_size, "format_version": FORMAT_VERSION},
+                indent=2) + "\n", encoding="utf-8")
+            if final.exists():
+                shutil.rmtree(final)
+            path = final
+            tmp.rename(final)
+    except Exception as exc:  # noqa: BLE001
+        failure = _failure(exc, path, tmp, output_dir)
+    _agreed(env, failure, tmp)
     if env.is_main:
-        root.mkdir(parents=True, exist_ok=True)
-        if tmp.exists():
-            shutil.rmtree(tmp)  # left by a run killed while saving
-        tmp.mkdir()
-    env.barrier()
-    if ds_engine is not None:
-        ds_engine.save_checkpoint(str(tmp), tag=DS_TAG, client_state={"trainer": trainer_state},
-                                  save_latest=False)
-    torch.save(rng_state(), tmp / f"rng_rank{env.rank}.pt")
-    env.barrier()  # model_state_fn may read the DeepSpeed files all ranks just wrote
-    if env.is_main:
-        torch.save(model_state_fn(tmp), tmp / "model.pt")
-        torch.save(trainer_state, tmp / "trainer_state.pt")
-        (tmp / "meta.json").write_text(json.dumps(
-            {**meta, "step": step, "world_size": env.world_size, "format_version": FORMAT_VERSION},
-            indent=2) + "\n", encoding="utf-8")
-        if final.exists():
-            shutil.rmtree(final)
-        tmp.rename(final)
         for old in list_checkpoints(output_dir)[:-keep]:
             shutil.rmtree(old, ignore_errors=True)
     env.barrier()

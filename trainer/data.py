@@ -29,6 +29,7 @@ import numpy as np
 from pipeline.encoding.hdf5_format import (DATASETS, OPTIONAL_DATASETS, HDF5FormatError, check_file,
                                           masked_lm_labels)
 from trainer.masking import DynamicMasker, MaskingError
+from trainer.oserrors import as_os_error, is_os_fault, os_error_message
 from trainer.prefetch import BatchThread, Prefetcher
 
 STATE_VERSION = 1
@@ -68,6 +69,8 @@ def inspect_shard(path: str | Path) -> ShardInfo:
     try:
         shape = check_file(path)
     except HDF5FormatError as exc:
+        if is_os_fault(exc.__context__):   # unreadable: a failing disk, no permission
+            raise DataError(os_error_message(exc.__context__, path, where="--input_dir")) from None
         raise DataError(f"{exc}; {_HINT}") from None
     return ShardInfo(path, shape.num_samples, shape.seq_len, shape.max_pred)
 
@@ -256,7 +259,11 @@ class ShardedTrainData:
     def _load(self, piece: Piece) -> dict[str, np.ndarray]:
         info = self.shards[piece.file]
         rows = self.order.sample_order(piece.epoch, piece.file)[piece.start:piece.stop]
-        arrays = read_shard(info.path, rows, optional=self.masker is not None and self.masker.whole_word)
+        try:
+            arrays = read_shard(info.path, rows,
+                                optional=self.masker is not None and self.masker.whole_word)
+        except OSError as exc:   # h5py names no file: run_pretraining's one line needs it
+            raise as_os_error(exc, info.path) from None
         if self.vocab_size is not None and arrays["input_ids"].size:
             top = int(arrays["input_ids"].max())
             if top >= self.vocab_size:

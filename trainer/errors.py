@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 
@@ -30,7 +31,7 @@ class TrainError(ValueError):
 def show_error(message: str) -> None:
     """`Error: message` on stderr once (rank 0, or a process outside torchrun), and in this
     rank's torchrun error file when torchrun set one."""
-    line = f"Error: {message}"
+    line = "Error: " + re.sub(r"\s*\n\s*", " ", message.strip())   # one line, whatever it quotes
     rank = os.environ.get("RANK", "0")
     path = os.environ.get(ERROR_FILE_ENV)
     if rank != "0" and path:

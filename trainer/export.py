@@ -149,11 +149,32 @@ def hf_config(config, pad_token_id: int) -> dict:
     return d
 
 
-def export(checkpoint_dir, output, vocab_file=None) -> Path:
-    """Write HF_DIR from a checkpoint (see module docstring); returns the checkpoint used."""
+def export_bytes(weights: dict, vocab_file: Path) -> int:
+    """What the export writes: the tensors (safetensors adds a small header), the vocab twice
+    at most (vocab.txt, tokenizer.json), the config, tokenizer config and model card."""
+    tensors = sum(v.numel() * v.element_size() + 256 for v in weights.values())
+    return tensors + 2 * Path(vocab_file).stat().st_size + (256 << 10)
+
+
+def _save_safetensors(state: dict, path: Path) -> None:
     from safetensors.torch import save_file
 
+    from trainer.oserrors import as_os_error
+
+    try:
+        save_file(state, str(path), metadata={"format": "pt"})
+    except Exception as exc:  # noqa: BLE001  safetensors' own error for a full disk
+        fault = as_os_error(exc, path)
+        if fault is exc:
+            raise
+        raise fault from None
+
+
+def export(checkpoint_dir, output, vocab_file=None, where: str = "--output") -> Path:
+    """Write HF_DIR from a checkpoint (see module docstring); returns the checkpoint used.
+    Refused before writing when the disk of HF_DIR (`where` names the flag) is too small."""
     from trainer.model_card import model_card
+    from trainer.oserrors import DiskSpaceError, check_free_space
     from vocab.spec import VocabError, load_vocab, tokenizer_config
 
     ckpt, run_dir = find_checkpoint(checkpoint_dir)
@@ -173,15 +194,21 @@ def export(checkpoint_dir, output, vocab_file=None) -> Path:
         raise ExportError(f"{spec.vocab_file} has {spec.size} tokens but the model's vocab_size "
                           f"is {config.vocab_size}: pass the vocab the model was trained with")
     state = None if modern else load_state_dict(ckpt, config)
+    weights = _weights(ckpt) if modern else state
 
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        check_free_space(out.parent, export_bytes(weights, spec.vocab_file), "the exported model",
+                         where=where)
+    except DiskSpaceError as e:
+        raise ExportError(str(e)) from None
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp_export_{out.name}_", dir=out.parent))
     try:
         if modern:   # transformers' own save_pretrained: config.json + model.safetensors
-            n_params = export_modernbert.save(ckpt, config, tmp, _weights(ckpt))
+            n_params = export_modernbert.save(ckpt, config, tmp, weights)
         else:
-            save_file(state, str(tmp / "model.safetensors"), metadata={"format": "pt"})
+            _save_safetensors(state, tmp / "model.safetensors")
             (tmp / "config.json").write_text(
                 json.dumps(hf_config(config, spec.pad_id), indent=2) + "\n", encoding="utf-8")
             n_params = sum(v.numel() for v in state.values())
@@ -216,8 +243,15 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         ckpt = export(args.checkpoint_dir, args.output, args.vocab_file)
-    except (ValueError, OSError) as e:   # ExportError, VocabError, bad config, disk: one line
+    except ValueError as e:   # ExportError, VocabError, bad config, too small a disk: one line
         print(f"Error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:      # a full or read-only disk, a permission: which file, what to do
+        from trainer.oserrors import os_error_message
+
+        reading = str(e.filename or "").startswith(str(Path(args.checkpoint_dir)))
+        where = "--checkpoint_dir" if reading else "--output"
+        print(f"Error: {os_error_message(e, where=where)}", file=sys.stderr)
         return 1
     print(f"exported {ckpt} -> {args.output}")
     return 0

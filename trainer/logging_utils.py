@@ -52,8 +52,13 @@ class MetricsLogger:
         if not self.enabled:
             return
         record = {"step": step, **{k: v for k, v in metrics.items()}}
-        with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record) + "\n")
+        try:
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(record) + "\n")
+        except OSError as exc:   # a full disk fails the flush at close, which names no file
+            from trainer.oserrors import as_os_error
+
+            raise as_os_error(exc, self.path) from None
         if self.writer is not None:
             for k, v in metrics.items():
                 if isinstance(v, (int, float)) and math.isfinite(v):

@@ -30,7 +30,9 @@ Writes to output_dir: hparams.json, bert_config.json, vocab.txt + tokenizer_conf
 train_log.jsonl, tensorboard/, git_diff.patch (if the checkout is dirty) and
 checkpoints/ckpt_{step:08d}/ (see trainer/checkpoint.py). Bad input ends with one
 `Error: ...` line and exit status 1; under torchrun rank 0 prints it and torchrun's closing
-summary repeats it (trainer/errors.py).
+summary repeats it (trainer/errors.py). So does a fault of the OS (a full or read-only disk,
+a permission, an I/O error: trainer/oserrors.py), and a disk too small for --keep_checkpoints
++ 1 checkpoints is refused before the first step (trainer/ckpt_space.py; docs/reliability.md).
 
 Environment:
     WIKI2BERT_TRACEBACK=1   show the traceback of an `Error: ...` too
@@ -52,10 +54,37 @@ from trainer.config import ConfigError, parse_args  # noqa: E402
 from trainer.errors import TrainError, show_error  # noqa: E402
 
 
+def os_fault_line(exc: OSError, args) -> str:
+    """The one line for an OSError of the run: a shard under --input_dir or an output file."""
+    from pathlib import Path
+
+    from trainer.oserrors import os_error_message
+
+    file = Path(str(exc.filename or "")).resolve()
+    reading = bool(args.input_dir) and file.is_relative_to(Path(args.input_dir).resolve())
+    return os_error_message(exc, where="--input_dir" if reading else "--output_dir",
+                            also="" if reading else ", or lower --keep_checkpoints",
+                            then="; then rerun with --resume_from_checkpoint")
+
+
+PEER_LOST = ("another rank of the run ended first; its own error is in torchrun's summary below "
+             "(the failed rank's line): fix that, then rerun with --resume_from_checkpoint")
+
+
+def peer_lost(exc: RuntimeError) -> bool:
+    """A collective failed because another rank ended (that rank reports the cause)."""
+    import torch.distributed as dist
+
+    # gloo's lost peer is a plain RuntimeError: "[...pair.cc:553] Connection closed by peer"
+    lost = isinstance(exc, dist.DistError) or "Connection closed by peer" in str(exc)
+    return lost and int(os.environ.get("WORLD_SIZE", "1")) > 1
+
+
 def main(argv=None) -> int:
     try:
         args = parse_args(argv)  # before importing torch: --help and flag errors stay instant
         from trainer.checkpoint import CheckpointError
+        from trainer.ckpt_space import check_run_space
         from trainer.data import DataError
         from trainer.training import Trainer
         from vocab.spec import VocabError
@@ -64,11 +93,22 @@ def main(argv=None) -> int:
         try:
             trainer = Trainer(args)
             try:
+                check_run_space(trainer)   # refuse now, not at a checkpoint hours later
                 trainer.train()
             finally:
                 trainer.env.shutdown()
         except user_errors as exc:
             raise TrainError(str(exc)) from exc
+        except OSError as exc:   # the OS refused a read or write: disk full, read-only, ...
+            raise TrainError(os_fault_line(exc, args)) from exc
+        except RuntimeError as exc:
+            if not peer_lost(exc):
+                raise
+            # another rank failed and wrote why to torchrun's error file (its summary quotes
+            # it): rank 0 says where to look, on stderr only, and the others stay quiet
+            if os.environ.get("RANK", "0") == "0":
+                print(f"Error: {PEER_LOST}", file=sys.stderr, flush=True)
+            return 1
     except (ConfigError, TrainError) as exc:
         if os.environ.get("WIKI2BERT_TRACEBACK") == "1":
             raise

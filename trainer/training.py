@@ -23,6 +23,7 @@ from pipeline.encoding.hdf5_format import MIN_EVAL_INSTANCES, few_eval_instances
 from trainer.checkpoint import (DS_TAG, CheckpointError, load_deepspeed_checkpoint,
                                 load_model_weights, read_for_resume, resolve_model_file,
                                 save_checkpoint, set_rng_state)
+from trainer.ckpt_space import check_checkpoint_space
 from trainer.data import ShardedTrainData, eval_batches, find_shards
 from trainer.budget import fix_max_steps
 from trainer.distributed import init_distributed, resolve_device
@@ -180,6 +181,7 @@ class Trainer:
                 for k, v in self.model.state_dict().items()}
 
     def save(self):
+        check_checkpoint_space(self)   # the disk may have filled since the start
         state = {"step": self.step, "loader": self.data.state_dict(), "phase": self.phase,
                  "max_steps": self.args.max_steps}
         if self.engine is None:

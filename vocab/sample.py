@@ -62,10 +62,14 @@ def is_heldout_key(key: int) -> bool:
 def read_sentences(path: str | os.PathLike) -> Iterator[str]:
     """The non-blank lines of a UTF-8 text file (one sentence a line), stripped."""
     with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if line:
-                yield line
+        try:
+            for line in fh:
+                line = line.strip()
+                if line:
+                    yield line
+        except OSError as exc:   # a failing disk: the Error line names the file
+            exc.filename = exc.filename or str(path)
+            raise
 
 
 @dataclass

@@ -35,9 +35,15 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     try:
         yield tmp_path
         os.replace(tmp_path, path)
+    except OSError as exc:
+        if exc.filename is None:  # a failed write(2) names no file: the Error line names ours
+            exc.filename = str(path)
+        raise
     finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
+        # a full disk or an I/O error: no half-written temporary stays (on a filesystem gone
+        # read-only it cannot go; the next run's remove_stale_temporaries takes it)
+        with contextlib.suppress(OSError):
+            tmp_path.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

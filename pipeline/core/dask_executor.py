@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .errors import StageError
 from .executor import Ready
+from .os_errors import is_data_error, name_the_file
 
 CONNECT_TIMEOUT_S = 10  # Dask waits 30 s by default, retrying noisily
 # Dask's defaults suit interactive work; ours is long pure-Python tasks. The workers' sampling
@@ -84,7 +85,15 @@ def _call(func: Callable[[Any], Any], arg: Any, cwd: str) -> Any:
             raise StageError(f"the client's working directory {cwd} does not exist on the worker "
                              f"on {socket.gethostname()}: the data must be at the same path on "
                              "every machine (docs/cluster.md)") from None
-    return func(arg)
+    try:
+        return func(arg)
+    except OSError as exc:
+        if is_data_error(exc):   # a full disk is that machine's: the client's line says which
+            import socket
+
+            exc.where = f"(on the Dask worker on {socket.gethostname()})"
+            name_the_file(exc)
+        raise
 
 
 class DaskExecutor:

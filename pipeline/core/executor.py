@@ -29,6 +29,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from .os_errors import name_the_file
+
 
 def default_workers(workers: int | None) -> int:
     """--workers, or every core this process may use."""
@@ -73,7 +75,7 @@ class LocalExecutor:
         pending: collections.deque = collections.deque()
         try:
             for job in jobs:
-                pending.append(job if isinstance(job, Ready) else pool.apply_async(job[0], (job[1],)))
+                pending.append(job if isinstance(job, Ready) else pool.apply_async(_call, job))
                 while len(pending) > 2 * workers:
                     yield _result(pending.popleft())
             while pending:
@@ -85,6 +87,16 @@ class LocalExecutor:
             pool.close()
         finally:
             pool.join()
+
+
+def _call(func: Callable[[Any], Any], arg: Any) -> Any:
+    """Runs in a pool worker: the job; a full disk or an I/O error there gets its file's name
+    before it travels to the parent (which prints it as one line, pipeline/core/os_errors.py)."""
+    try:
+        return func(arg)
+    except OSError as exc:
+        name_the_file(exc)
+        raise
 
 
 def _result(handle) -> Any:

@@ -95,6 +95,7 @@ class Masker:
         if n_cand is None:
             n_cand = cand.sum(axis=1)
         k = np.minimum(P, np.maximum(1, np.rint(n_cand * self.prob).astype(np.int64)))
+        k = np.minimum(k, n_cand)      # a row without candidates gets no mask, never a pad slot
         if self.whole_word:
             positions, count = _positions_from_mask(
                 self._choose_whole_words(ids, cand, k, rng, starts), P)

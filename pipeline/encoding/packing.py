@@ -63,6 +63,8 @@ def plan_packed(corpus, max_seq: int, dupe_factor: int, seed: int) -> PackedPlan
         src[offsets[1:] - 1] = SEP_SOURCE
         parts.append(src)
     source = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    if len(source) % (max_seq - 1) == 1:   # the last document's [SEP] alone in a row: drop it
+        source = source[:-1]
     return PackedPlan(source=source, max_seq=max_seq)
 
 

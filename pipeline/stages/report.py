@@ -43,6 +43,9 @@ def write_report_stage(data_dir="data", lang="hu", runs=(), output=None, downstr
         if not Path(given).exists():
             raise StageError(f"--downstream {given} does not exist: give a results.json of the "
                              "fine-tuning CLI or the folder holding it")
+    target = Path(output) if output else folder / "report.html"
+    for stale in target.parent.glob(f".{target.name}.*.tmp"):   # what a killed report left
+        stale.unlink()
     path, warnings = write_report(folder, lang, runs, output, downstream)
     for w in warnings:
         log.warning("report: warning: %s", w)

@@ -20,6 +20,7 @@ import time
 
 import click
 
+from pipeline.core.os_errors import reported
 from pipeline.core.registry import pipeline_stages, stage_dir
 from pipeline.core.sources import parse_pairs, parse_weights
 from pipeline.encoding.hdf5_format import DUPE_FACTOR
@@ -102,7 +103,8 @@ def command(ctx, dump, date, allow_unknown_lang, vocab_size, num_shards, encode_
         cmd = group.get_command(ctx, name)
         if cmd is None:
             raise click.UsageError(f"stage '{name}' is not available in this installation")
-        ctx.invoke(cmd, force=force, **kwargs)
+        with reported(name):   # a full disk in a stage's own steps: one line naming the stage
+            ctx.invoke(cmd, force=force, **kwargs)
 
     for stage in pipeline_stages():
         if stage.name in skipped:
@@ -112,6 +114,7 @@ def command(ctx, dump, date, allow_unknown_lang, vocab_size, num_shards, encode_
         elif not no_encode:
             for seq, pred in encode_settings:
                 invoke("encode", max_seq=seq, max_pred=pred, dupe_factor=dupe_factor)
-    ctx.invoke(group.get_command(ctx, "report"))
+    with reported("report"):
+        ctx.invoke(group.get_command(ctx, "report"))
     log.info("run: all stages done for %s in %.1f s (data in %s)", ctx.obj.lang,
              time.time() - started, ctx.obj.data_dir / ctx.obj.lang)

@@ -25,11 +25,13 @@ import gzip
 import io
 import json
 import lzma
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from pipeline.core.errors import StageError
+from pipeline.core.os_errors import is_data_error
 
 from .cleaning import clean_fragment
 
@@ -203,7 +205,12 @@ def read_documents(path: Path, fmt: str, stats: Counter, field: str = "text",
                 yield doc
             else:
                 stats["empty_documents"] += 1
-    except _read_errors() as exc:
+    except Exception as exc:
+        if not isinstance(exc, _read_errors()):   # modules the reader imported: no import now
+            raise
+        if is_data_error(exc):   # a failing disk, not a damaged file: its own line (os_errors.py)
+            exc.filename = exc.filename or str(path)
+            raise
         raise StageError(f"{path}: reading stopped after {n:,} documents ({exc}): the file is "
                          "damaged or cut short: download it again or leave it out") from None
 
@@ -211,11 +218,11 @@ def read_documents(path: Path, fmt: str, stats: Counter, field: str = "text",
 def _read_errors() -> tuple[type[BaseException], ...]:
     """What a damaged or truncated file raises while it is read (each decompressor its own)."""
     errors: list[type[BaseException]] = [OSError, EOFError, lzma.LZMAError]
+    # only a module a reader has imported can raise: importing pyarrow for a text file would
+    # cost half a second and start its allocator's threads
     for module, name in (("zstandard", "ZstdError"), ("pyarrow", "ArrowException")):
-        try:
-            errors.append(getattr(__import__(module), name))
-        except ImportError:
-            pass
+        if module in sys.modules:
+            errors.append(getattr(sys.modules[module], name))
     return tuple(errors)
 
 

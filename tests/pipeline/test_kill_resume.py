@@ -54,6 +54,7 @@ STAGES = {  # stage -> (CLI args, upstream folder, own folder, function for the 
 
 
 @pytest.mark.slow
+@pytest.mark.faults   # the kill -9 cell of docs/reliability.md's matrix
 @pytest.mark.parametrize("stage", list(STAGES))
 def test_kill_9_mid_stage_then_rerun_is_byte_identical(clean, tmp_path, stage):
     args, upstream, own, func, kwargs = STAGES[stage]

@@ -1,9 +1,11 @@
 """trainer/run_pretraining.py, but the rank named by $KILL_RANK SIGKILLs itself when it is
 about to train step $KILL_AT_STEP in torchrun's first attempt (TORCHELASTIC_RESTART_COUNT 0):
 a rank lost in the middle of training, for the --max-restarts tests. Restarted ranks run the
-trainer unchanged."""
+trainer unchanged. With $KILL_HOW=eio that rank instead raises the OSError (EIO) a failing
+shard's read gives, naming its shard: how one rank's own fault reaches the user."""
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -17,6 +19,8 @@ def kill_rank_at_step(rank: int, step: int) -> None:
 
     def train_step(self, data, accum):
         if self.env.rank == rank and self.step + 1 == step:
+            if os.environ.get("KILL_HOW") == "eio":
+                raise OSError(errno.EIO, os.strerror(errno.EIO), os.environ["EIO_FILE"])
             os.kill(os.getpid(), signal.SIGKILL)
         return real_step(self, data, accum)
 

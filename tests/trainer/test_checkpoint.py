@@ -135,3 +135,26 @@ def test_a_damaged_file_is_one_line(tmp_path):
     with pytest.raises(CheckpointError, match="cannot read .*trainer_state.pt") as err:
         load_trainer_state(ckpt, ENV)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_the_size_estimate_is_a_little_above_the_written_checkpoint(tiny_shards, tiny_bert_config,
+                                                                     tmp_path):
+    """trainer/ckpt_space.py's size, before the first step (the optimizer's moments not yet
+    made) and after, against the checkpoint's files: never below, at most 15% above."""
+    from tests.helpers.trainer_cli import base_args
+    from trainer.ckpt_space import checkpoint_bytes
+    from trainer.config import parse_args
+    from trainer.training import Trainer
+
+    trainer = Trainer(parse_args(base_args(tiny_shards, tiny_bert_config, tmp_path / "run",
+                                           max_steps=2, checkpoint_every=2)))
+    try:
+        before = checkpoint_bytes(trainer)
+        trainer.train()
+        after = checkpoint_bytes(trainer)
+    finally:
+        trainer.env.shutdown()
+    written = sum(f.stat().st_size for f in latest_checkpoint(tmp_path / "run").iterdir())
+    assert written <= before <= 1.15 * written and written <= after <= 1.15 * written, (
+        before, after, written)

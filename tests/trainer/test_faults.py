@@ -24,6 +24,7 @@ DDP_RUN = dict(max_steps=25, learning_rate=2e-2, log_every=5, checkpoint_every=1
                gradient_accumulation_steps=2, eval_every=15)
 
 
+@pytest.mark.faults
 def test_a_damaged_newest_checkpoint_resumes_from_the_one_before(tiny_shards, tiny_bert_config,
                                                                    tmp_path, caplog):
     kw = dict(max_steps=8, checkpoint_every=3, eval_every=4)
@@ -84,6 +85,7 @@ def two_rank_run(tiny_shards, tiny_bert_config, tmp_path_factory):
 
 
 @pytest.mark.slow
+@pytest.mark.faults
 def test_a_rank_killed_mid_training_restarts_and_gives_the_same_losses(
         two_rank_run, tiny_shards, tiny_bert_config, tmp_path):
     """Rank 1 is SIGKILLed before step 14 (its last checkpoint: step 10). torchrun stops rank 0,

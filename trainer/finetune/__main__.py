@@ -38,6 +38,21 @@ def summary_line(results: dict) -> str:
             + ", ".join(parts) + f" [{results['seconds']:.0f} s]")
 
 
+def output_bytes(args) -> int:
+    """What --output_dir receives, over: each (variant, seed, checkpoint)'s predictions (about
+    the evaluated file's size, twice for safety), the seed records and results.json."""
+    from trainer.checkpoint import list_checkpoints
+    from trainer.finetune.runner import select_checkpoints
+
+    files = args.files
+    evaluated = files.get("test") or files.get("validation")
+    size = evaluated.stat().st_size if evaluated is not None and evaluated.is_file() else 0
+    runs = len(args.seeds) * (2 if args.baseline else 1)
+    if args.run:
+        runs *= max(len(select_checkpoints(list_checkpoints(args.run), args.every)), 1)
+    return runs * (2 * size + (8 << 10)) + (256 << 10)
+
+
 def main(argv=None) -> int:
     from trainer.finetune.cli import parse
 
@@ -48,9 +63,12 @@ def main(argv=None) -> int:
     from trainer.finetune.runner import finetune_model, finetune_run
     from trainer.finetune.source import quiet_transformers
     from trainer.finetune.tasks import make_task
+    from trainer.oserrors import DiskSpaceError, check_free_space, os_error_message
 
     quiet_transformers()
     try:
+        # refuse before the training time is spent, not at the first prediction file
+        check_free_space(args.output_dir, output_bytes(args), "the predictions and results")
         task = make_task(args.task, args.files, args)
         for note in task.notes:
             logging.getLogger("trainer.finetune").info("note: %s", note)
@@ -58,8 +76,11 @@ def main(argv=None) -> int:
             results = finetune_run(args.run, task, args, args.output_dir)
         else:
             results = finetune_model(args.model, task, args, args.output_dir)
-    except (FinetuneDataError, ExportError, OSError) as e:
+    except (FinetuneDataError, ExportError, DiskSpaceError) as e:
         print(f"Error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:   # a full or read-only disk, a permission: which file, what to do
+        print(f"Error: {os_error_message(e, where='--output_dir')}", file=sys.stderr)
         return 1
     print(summary_line(results))
     print(f"results: {args.output_dir}/results.json")

@@ -47,7 +47,7 @@ def model_folder(model: str | os.PathLike) -> Iterator[Path]:
                                 "folder, a trainer --output_dir or one of its ckpt_* dirs")
     with tempfile.TemporaryDirectory(prefix="w2b_finetune_model_") as tmp:
         try:
-            export(path, Path(tmp) / "model")
+            export(path, Path(tmp) / "model", where="TMPDIR (where the checkpoint is exported)")
         except ExportError as e:
             raise FinetuneDataError(f"--model {path}: {e}") from None
         yield Path(tmp) / "model"

@@ -94,3 +94,33 @@ def test_encode_pack_writes_a_packed_folder_and_inspect_shows_real_tokens(tmp_pa
     r = CliRunner().invoke(cli, ["--data-dir", str(root), "--lang", "xx", "inspect", str(files[0]),
                                  "--show", "1"], catch_exceptions=False)
     assert r.exit_code == 0 and "real tokens" in r.output and "packed row" in r.output, r.output
+
+
+@pytest.mark.parametrize("whole_word", [False, True])
+def test_no_row_is_a_lone_separator_and_no_mask_falls_in_padding(setup, whole_word):
+    # a stream whose final [SEP] alone would start a row (found on viwiki): search the
+    # number of documents and the row length for one
+    spec, _ = setup
+    docs = make_documents(40, seed=5)
+    for n_docs, max_seq in ((n, m) for n in range(5, 40) for m in range(16, 64)):
+        corpus = Corpus.from_text(documents_text(docs[:n_docs]), FastWordPiece(spec))
+        if len(plan_packed(corpus, 10 ** 9, 1, 9).source) % (max_seq - 1) == 1:
+            break
+    else:
+        pytest.fail("no corpus put the final separator alone in a row")
+    plan = plan_packed(corpus, max_seq=max_seq, dupe_factor=1, seed=9)
+    masker = Masker(spec, max_seq, P, 0.3, whole_word=whole_word)
+    last = pack_batch(corpus, plan, range(len(plan) - 1, len(plan)), masker,
+                      np.random.default_rng(1))
+    n_real = int(last["input_mask"].sum())
+    assert (last["input_ids"][0, 1:n_real] != spec.sep_id).any()
+    pos = last["masked_lm_positions"][0]
+    assert (pos[pos > 0] < n_real).all() and (pos > 0).any()
+
+
+def test_a_row_without_candidates_gets_no_mask(setup):
+    spec, _ = setup
+    ids = np.array([[spec.cls_id, spec.sep_id, 0, 0, 0, 0]], dtype=np.int32)
+    out = Masker(spec, 6, 3, 0.3).mask_rows(ids, np.zeros((1, 6), dtype=bool),
+                                            np.random.default_rng(0))
+    assert (out["masked_lm_positions"] == 0).all() and (out["masked_lm_ids"] == 0).all()

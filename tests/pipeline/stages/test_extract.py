@@ -290,6 +290,7 @@ def test_a_page_wikiextractor_fails_on_is_counted_not_fatal(tmp_path, monkeypatc
 
 
 @pytest.mark.slow
+@pytest.mark.faults   # the kill -9 cell of docs/reliability.md's matrix
 def test_kill_9_mid_stage_then_rerun_gives_the_same_bytes(tmp_path):
     import os
     import random

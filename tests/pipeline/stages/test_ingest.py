@@ -134,6 +134,7 @@ def test_bad_input_is_one_error_line_and_nothing_written(tmp_path):
     assert "cannot be decompressed" in _cli_error(tmp_path, "--source", f"web={notzst}")
 
 
+@pytest.mark.faults   # the kill -9 cell of docs/reliability.md's matrix
 def test_killed_mid_stage_then_rerun_gives_the_same_bytes(tmp_path):
     folder = tmp_path / "in"
     for i in range(3):

@@ -166,6 +166,7 @@ def test_a_corpus_without_mentions_is_refused(data):
     with pytest.raises(StageError, match="no sentence"):
         probe_corpus(data_dir=data, lang="hu", workers=1)
 
+@pytest.mark.faults   # the kill -9 cell of docs/reliability.md's matrix
 def test_kill_9_mid_stage_then_rerun_gives_the_same_bytes(data, tmp_path):
     root = Path(__file__).resolve().parents[3]
     clean = probe_corpus(data_dir=data, lang="hu", workers=1, output=tmp_path / "clean")
