@@ -28,6 +28,8 @@ def test_full_disk_in_a_worker_is_one_line(clean_data, small_disk, request, wher
     if where == "dask":
         assert "on the Dask worker on" in line
     assert_nothing_complete("format", out_base)
-    assert not list(out_base.rglob(".*.tmp"))
+    # the failing task removed its temporary; a task stopped in the other worker when the
+    # stage ended may leave its own (as kill -9 does), which no stage takes for complete and
+    # the rerun removes (assert_rerun_is_clean checks that none is left)
     small_disk.mount("remount,size=96m")
     assert_rerun_is_clean(clean_data, "format", out_base)
