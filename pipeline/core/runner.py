@@ -25,7 +25,6 @@ when it will not fit, instead of a full disk halfway through.
 """
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import os
@@ -45,7 +44,6 @@ from .report import human_bytes, progress, report
 
 STATE_DIR = ".stage"  # options of the run in progress and one done marker per task
 _FINISHED = object()  # stands in for the result of a task an earlier run finished
-_END = object()
 
 
 def check_free_space(stage: str, output: Path, expected_bytes: int) -> None:
@@ -202,13 +200,8 @@ class StageRun:
         """func(item) for each item on the executor, in order, with a bar (no markers: for work
         whose results the stage keeps itself)."""
         bar = progress(total=len(items), desc=desc, unit=unit, disable=desc is None or len(items) <= 1)
-        results = iter(make_executor(self.workers).map(func, items))
-        with bar:
-            while True:
-                with reported(self.name):   # a worker's full disk, ...: one line
-                    result = next(results, _END)
-                if result is _END:
-                    return
+        with bar, reported(self.name):   # a worker's full disk, ...: one line
+            for result in make_executor(self.workers).map(func, items):
                 yield result
                 bar.update()
 
@@ -227,20 +220,16 @@ class StageRun:
                 yield Ready(_FINISHED) if self.task_done(task.id) else (func, task.arg)
 
         bar = progress(total=total, desc=desc, unit=unit, disable=desc is None or (total or 0) <= 1)
-        results = iter(make_executor(self.workers).run(jobs(), size_hint=total))
-        with bar:
-            for i in itertools.count():
-                # results come in task order: a worker's full disk is task i's (one line)
-                with reported(self.name, task=lambda: order[i].id if i < len(order) else None):
-                    result = next(results, _END)
-                    if result is _END:
-                        return
-                    task = order[i]
-                    if result is _FINISHED:
-                        result = self.task_info(task.id)
-                    else:
-                        self.mark_done(task.id, result, task.outputs)
-                order[i] = None  # type: ignore[call-overload]  # memory: the task's argument
+        done = 0   # results come in task order: a fault met now is task order[done]'s
+        with bar, reported(self.name, task=lambda: order[done].id if done < len(order) else None):
+            for result in make_executor(self.workers).run(jobs(), size_hint=total):
+                task = order[done]
+                if result is _FINISHED:
+                    result = self.task_info(task.id)
+                else:
+                    self.mark_done(task.id, result, task.outputs)
+                order[done] = None  # type: ignore[call-overload]  # memory: the task's argument
+                done += 1
                 bar.update()
                 yield task, result
 

@@ -11,7 +11,6 @@ for an I/O error on read, which chmod cannot make for root. Only the moment anot
 fills the disk is chosen by tests/trainer/disk_filled_run_pretraining.py."""
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.tmpfs import Tmpfs
 from tests.helpers.trainer_cli import ROOT, SCRIPT, base_args, env
 from tests.trainer.test_training import assert_same_run
 from trainer.run_pretraining import main
@@ -30,34 +30,17 @@ KILLING_ENTRY = Path(__file__).with_name("rank_killed_run_pretraining.py")
 RUN = dict(max_steps=8, checkpoint_every=4, keep_checkpoints=1, eval_every=0)
 
 
-class Disk:
-    """A tmpfs at `path`, mounted for one test; `remount("size=8m")`, `remount("ro")`."""
-
-    def __init__(self, path: Path, size: str):
-        self.path = path
-        path.mkdir()
-        if os.geteuid() != 0 or shutil.which("mount") is None:
-            pytest.skip("a full or read-only disk needs root to mount a tmpfs (CI runs as root)")
-        res = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                             capture_output=True, text=True)
-        if res.returncode != 0:
-            pytest.skip(f"cannot mount a tmpfs here ({res.stderr.strip()})")
-
-    def remount(self, options: str) -> None:
-        subprocess.run(["mount", "-o", f"remount,{options}", str(self.path)], check=True)
-
-
 @pytest.fixture
 def disk(tmp_path):
     mounted = []
 
-    def make(size: str) -> Disk:
-        mounted.append(Disk(tmp_path / f"disk{len(mounted)}", size))
+    def make(size: str) -> Tmpfs:
+        mounted.append(Tmpfs(tmp_path / f"disk{len(mounted)}", size))
         return mounted[-1]
 
     yield make
     for d in mounted:
-        subprocess.run(["umount", "-l", str(d.path)], capture_output=True)
+        d.unmount()
 
 
 @pytest.fixture(scope="module")

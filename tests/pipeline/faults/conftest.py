@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 from pipeline.cli import cli
 from tests.helpers.kill_at_rename import FAULT_AT_NTH_RENAME
+from tests.helpers.tmpfs import Tmpfs
 
 ROOT = Path(__file__).resolve().parents[3]
 SOURCES = [ROOT / "tests" / "fixtures" / "formatted_hu" / f"AA_wiki_0{i}.txt" for i in (0, 1)]  # ingest's
@@ -110,32 +111,14 @@ def leftovers(path: Path) -> list[Path]:
     return sorted(folder.rglob(".*.tmp")) if folder.exists() else []
 
 
-@dataclass
-class Disk:
-    """A tmpfs mounted for one test (root only); unmounted after it."""
-
-    path: Path
-
-    def mount(self, options: str) -> None:
-        subprocess.run(["mount", "-o", options, self.path], check=True, capture_output=True)
-
-
 @pytest.fixture
 def small_disk(tmp_path):
-    """A 32 MiB tmpfs at tmp_path/disk; skipped where mounting is impossible (not root, a
-    container without CAP_SYS_ADMIN): a full or read-only disk cannot be made there honestly."""
-    path = tmp_path / "disk"
-    path.mkdir()
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("a full or read-only disk needs root to mount a tmpfs")
-    res = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", path],
-                         capture_output=True, text=True)
-    if res.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({res.stderr.strip()}): no full or read-only disk")
+    """A 32 MiB tmpfs at tmp_path/disk (tests/helpers/tmpfs.py)."""
+    disk = Tmpfs(tmp_path / "disk", "32m")
     try:
-        yield Disk(path)
+        yield disk
     finally:
-        subprocess.run(["umount", "-l", path], check=False, capture_output=True)
+        disk.unmount()
 
 
 @pytest.fixture(scope="session")

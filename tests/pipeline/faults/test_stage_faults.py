@@ -77,7 +77,7 @@ def test_full_disk_mid_write(clean_data, small_disk, stage):
     assert_one_line(res, stage, "[ENOSPC]", str(small_disk.path), "pipeline clean --keep")
     assert_nothing_complete(stage, out_base)
     assert not leftovers(output_of(stage, out_base)), "a half-written temporary was left"
-    small_disk.mount("remount,size=96m")
+    small_disk.remount("size=96m")
     assert_rerun_is_clean(clean_data, stage, out_base)
 
 
@@ -90,7 +90,7 @@ def test_output_goes_read_only(clean_data, small_disk, stage):
                       cell_args(clean_data, stage, out_base))
     assert_one_line(res, stage, "[EROFS]", str(small_disk.path), "read-write")
     assert_nothing_complete(stage, out_base)
-    small_disk.mount("remount,rw")
+    small_disk.remount("rw")
     assert_rerun_is_clean(clean_data, stage, out_base)
 
 

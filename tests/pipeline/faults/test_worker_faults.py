@@ -31,5 +31,5 @@ def test_full_disk_in_a_worker_is_one_line(clean_data, small_disk, request, wher
     # the failing task removed its temporary; a task stopped in the other worker when the
     # stage ended may leave its own (as kill -9 does), which no stage takes for complete and
     # the rerun removes (assert_rerun_is_clean checks that none is left)
-    small_disk.mount("remount,size=96m")
+    small_disk.remount("size=96m")
     assert_rerun_is_clean(clean_data, "format", out_base)
