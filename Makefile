@@ -1,6 +1,8 @@
 # wiki2bert — make targets for a new user.
 #   make demo               set up, then sample dump -> corpus -> vocab -> HDF5 -> tiny BERT -> HF model
-#   make test               set up, then the test suite
+#   make test               set up, then the whole test suite (what CI runs, after make lint)
+#   make test-fast          the inner loop: the suite without the slow, fault-matrix and Slurm tests
+#   make lint               ruff, with the rules in pyproject.toml
 #   make corpus LANG=hu     the whole data pipeline for one language (DUMP=path for a local dump)
 #   make bench              benchmark tables (uses ../shared/data when present)
 #
@@ -32,7 +34,7 @@ BENCH_OPTS ?=
 DUMP_OPT := $(if $(DUMP),--dump $(DUMP),)
 WORKERS_OPT := $(if $(WORKERS),--workers $(WORKERS),)
 
-.PHONY: setup corpus demo test bench clean-data
+.PHONY: setup corpus demo test test-fast lint bench clean-data
 
 # Installs once; reinstalls when pyproject.toml changes. torch is pinned to 2.13.0 (CPU wheel here).
 # pip's and setuptools' output goes to $(VENV)/install.log, shown only if the install fails.
@@ -60,6 +62,13 @@ demo: setup
 
 test: setup
 	$(PY) -m pytest -q
+
+# Under 3 minutes on 2 cores: the tests marked slow, faults or slurm are left out (make test runs them).
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow and not faults and not slurm"
+
+lint: setup
+	$(VENV)/bin/ruff check .
 
 # BENCH_OPTS='--only encode model --runs 5' (python bench/run_all.py --help)
 bench: setup

@@ -2,7 +2,6 @@
 
 Usage:
     python scripts/fill_mask.py HF_DIR "Budapest Magyarország [MASK]." [--top_k 5]
-    python -m trainer.fill_mask HF_DIR "..."     # the same (an alias kept for old commands)
 
 HF_DIR is what `python -m trainer.export` wrote. Prints the top predictions for each [MASK].
 transformers' load report and progress bars stay off (one line instead if weights are missing).

@@ -26,8 +26,9 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from .os_errors import name_the_file
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import io
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 RED = "#c62828"
 BLUE = "#1f6fb4"

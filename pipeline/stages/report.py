@@ -30,7 +30,7 @@ log = logging.getLogger("pipeline")
 def write_report_stage(data_dir="data", lang="hu", runs=(), output=None, downstream=()) -> Path:
     """Write the report of DATA_DIR/LANG (plus trainer output dirs `runs` and fine-tuning
     results.json files or their folders `downstream`); return its path."""
-    from pipeline.report.build import write_report   # matplotlib loads only for a report
+    from pipeline.report.build import write_report  # matplotlib loads only for a report
 
     folder = lang_dir(data_dir, lang)
     if not folder.is_dir():

@@ -54,7 +54,7 @@ def test_demo_pipeline_part_on_the_sample_then_rerun_skips(sample_dump, tmp_path
 
 
 def fake_checkpoint(run_dir: Path, step: int) -> Path:
-    """A checkpoint as trainer/checkpoint.py lays it out (contents do not matter here)."""
+    """A checkpoint as trainer/checkpoint/layout.py lays it out (contents do not matter here)."""
     ckpt = run_dir / "checkpoints" / f"ckpt_{step:08d}"
     ckpt.mkdir(parents=True)
     (ckpt / "model.pt").write_bytes(b"")

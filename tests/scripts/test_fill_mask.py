@@ -21,8 +21,7 @@ def test_fill_mask_prints_predictions_and_nothing_else(tmp_path):
     make_run_dir(tmp_path / "run")
     assert export_main(["--checkpoint_dir", str(tmp_path / "run"), "--output", str(tmp_path / "hf")]) == 0
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TRANSFORMERS_", "HF_HUB_DISABLE"))}
-    # the alias runs scripts/fill_mask.py: both are covered
-    res = subprocess.run([sys.executable, "-m", "trainer.fill_mask", str(tmp_path / "hf"),
+    res = subprocess.run([sys.executable, str(ROOT / "scripts" / "fill_mask.py"), str(tmp_path / "hf"),
                           "Budapest [MASK] tükör."], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=300)
     assert res.returncode == 0, res.stderr

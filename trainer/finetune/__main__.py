@@ -58,12 +58,12 @@ def main(argv=None) -> int:
 
     args = parse(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    from common.os_errors import DiskSpaceError, check_free_space, os_error_message
     from trainer.export import ExportError
     from trainer.finetune.readers import FinetuneDataError
     from trainer.finetune.runner import finetune_model, finetune_run
     from trainer.finetune.source import quiet_transformers
     from trainer.finetune.tasks import make_task
-    from trainer.oserrors import DiskSpaceError, check_free_space, os_error_message
 
     quiet_transformers()
     try:
