@@ -59,8 +59,32 @@ if __package__ in (None, ""):  # run by path: the repo root importable instead o
 from trainer.config import ConfigError, parse_args  # noqa: E402
 from trainer.errors import PEER_LOST, TrainError, os_fault_line, peer_lost, show_error  # noqa: E402
 
+_INTERRUPTED = []
+
+
+def _on_sigint(signum, frame):
+    _INTERRUPTED.append(signum)
+    raise KeyboardInterrupt
+
+
+def interrupted() -> bool:
+    return bool(_INTERRUPTED)
+
 
 def main(argv=None) -> int:
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    if before is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)   # remember it: a collective may fail first
+    try:
+        return _run(argv)
+    finally:
+        if before is signal.default_int_handler:
+            signal.signal(signal.SIGINT, before)
+
+
+def _run(argv) -> int:
     try:
         args = parse_args(argv)  # before importing torch: --help and flag errors stay instant
         from trainer.checkpoint.layout import CheckpointError
@@ -83,6 +107,8 @@ def main(argv=None) -> int:
         except OSError as exc:   # the OS refused a read or write: disk full, read-only, ...
             raise TrainError(os_fault_line(exc, args)) from exc
         except RuntimeError as exc:
+            if interrupted():   # a collective cut short by Ctrl-C: the interrupt, not a fault
+                raise KeyboardInterrupt from None
             if not peer_lost(exc):
                 raise
             # another rank failed and wrote why to torchrun's error file (its summary quotes
@@ -95,9 +121,10 @@ def main(argv=None) -> int:
             raise
         show_error(str(exc))   # once (rank 0), and in torchrun's error file for its summary
         return 1
-    except KeyboardInterrupt:
-        print("Error: interrupted; rerun with --resume_from_checkpoint to continue from the last "
-              "checkpoint", file=sys.stderr)
+    except KeyboardInterrupt:   # Ctrl-C reaches every rank: rank 0 alone says it
+        if os.environ.get("RANK", "0") == "0":
+            print("Error: interrupted; rerun with --resume_from_checkpoint to continue from the last "
+                  "checkpoint", file=sys.stderr, flush=True)
         return 130
     return 0
 

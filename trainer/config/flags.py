@@ -14,8 +14,10 @@ file first (so shipped configs work from any directory), then in the working dir
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -27,7 +29,17 @@ PATH_KEYS = ("bert_config", "deepspeed_config", "vocab_file")
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line instead of argparse's usage dump + exit 2
-        raise ConfigError(f"{message} (see --help)")
+        raise ConfigError(f"{message}{self.suggestion(message)} (see --help)")
+
+    def suggestion(self, message: str) -> str:
+        """"; did you mean --learning_rate?" for a misspelled flag, else ""."""
+        found = re.match(r"unrecognized arguments: (\S+)", message)
+        if not found:
+            return ""
+        flag = found.group(1).split("=")[0]
+        options = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+        close = difflib.get_close_matches(flag, options, n=1, cutoff=0.75)
+        return f"; did you mean {close[0]}?" if close else ""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,7 +158,10 @@ def _check_types(parser, cfg: dict, source: str) -> dict:
             key = "bert_config"
             action = actions.get(key)
         if action is None or key in ("config_file", "help", "local_rank"):
-            raise ConfigError(f"{source}: unknown key {key!r}; keys are the flag names without "
+            keys = [k for k in actions if k not in ("config_file", "help", "local_rank")]
+            close = difflib.get_close_matches(key, keys, n=1, cutoff=0.75)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ConfigError(f"{source}: unknown key {key!r}; {hint}keys are the flag names without "
                               "dashes (see --help)")
         if isinstance(action, (argparse._StoreTrueAction, argparse.BooleanOptionalAction)):
             ok = isinstance(value, bool)

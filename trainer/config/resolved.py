@@ -9,7 +9,8 @@
 
 Resolved here, before anything runs: the device and precision, the DeepSpeed batch and
 precision (trainer/runtime/ds_settings.py), compile and unpadding, the model family's objective
-(a family without a next-sentence head needs --no_nsp), the evaluation batch size, the phase.
+(a family without a next-sentence head trains masked LM only: --no_nsp is implied), the
+evaluation batch size, the phase.
 Checks that need the data (packed rows with NSP, sequence length against the model, a vocab
 for dynamic masking) are made by trainer/build.py before the process group exists.
 """
@@ -17,8 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-
-from trainer.config.checks import ConfigError
 
 
 @dataclass(frozen=True)
@@ -102,9 +101,6 @@ def resolve_config(args) -> TrainConfig:
     from trainer.runtime.speed import resolve_speed_options
 
     family = get_family(args.model_type)
-    if not family.has_nsp and not args.no_nsp:
-        raise ConfigError(f"--model_type {family.name} trains masked LM only: add --no_nsp "
-                          "(it has no next-sentence head)")
     try:
         device = resolve_device(args.device)
     except ValueError as exc:  # e.g. --device cuda without a GPU
@@ -113,6 +109,8 @@ def resolve_config(args) -> TrainConfig:
     if precision == "fp16" and device != "cuda" and not args.deepspeed:
         raise TrainError("--precision fp16 needs CUDA (loss scaling on GPU): use fp32 or bf16 on CPU")
     flags = {name: getattr(args, name) for name in FLAG_FIELDS}
+    if not family.has_nsp:   # masked LM only is the family's one objective: --no_nsp is implied
+        flags["no_nsp"] = True
     ds = None
     if args.deepspeed:
         ds = deepspeed_settings(args, precision, device)

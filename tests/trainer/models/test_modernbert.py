@@ -1,6 +1,7 @@
 """--model_type modernbert: trains MLM only on the trainer's batch, resumes exactly, exports a
 folder transformers loads as ModernBertForMaskedLM with the trainer's logits, fine-tunes with
-trainer.finetune; NSP with it, or with packed data, is one Error line."""
+trainer.finetune; it implies --no_nsp (it has no next-sentence head); NSP with packed data is one
+Error line."""
 from __future__ import annotations
 
 import json
@@ -85,7 +86,6 @@ def test_modernbert_resumes_exactly_and_exports_the_trainer_logits(tiny_shards, 
 
 
 @pytest.mark.parametrize("extra, message", [
-    (dict(model_type="modernbert"), "--model_type modernbert trains masked LM only: add --no_nsp"),
     (dict(model_type="gpt"), "argument --model_type: invalid choice"),
     (dict(train_budget="2 weeks"), "--train_budget '2 weeks' cannot be read"),
 ])
@@ -94,6 +94,15 @@ def test_bad_recipe_settings_are_one_line(tiny_shards, tiny_vocab, modern_config
     assert main(base_args(tiny_shards, modern_config, tmp_path / "o", vocab=tiny_vocab, **extra)) != 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("Error:") and message in err[0], err
+
+
+def test_modernbert_without_no_nsp_trains_masked_lm_only(tiny_shards, tiny_vocab, modern_config, tmp_path):
+    out = tmp_path / "implied"
+    assert main(base_args(tiny_shards, modern_config, out, vocab=tiny_vocab, model_type="modernbert",
+                          max_steps=2, checkpoint_every=2)) == 0
+    hp = json.loads((out / "hparams.json").read_text())
+    assert hp["no_nsp"] is True and hp["objective"].startswith("modernbert, masked LM only")
+    assert all("nsp_loss" not in r for r in read_log(out))
 
 
 def test_packed_data_with_nsp_is_one_line(tiny_shards, tiny_bert_config, tiny_vocab, tmp_path, capsys):
