@@ -45,10 +45,9 @@ def test_demo_pipeline_part_on_the_sample_then_rerun_skips(sample_dump, tmp_path
     assert bert["vocab_size"] >= demo.Settings(data_dir=tmp_path).vocab_size
     assert "-> pipeline:" in first.stdout and "artefacts:" in first.stdout
 
-    started = time.time()
+    # the rerun skips: every stage says so (a wall-time bound here failed on a loaded machine)
     again = run_demo(*quick)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert time.time() - started < 30
     for stage in ("extract", "format", "split", "filter", "vocab", "shard", "encode"):
         assert f"{stage}: already done, nothing rewritten" in again.stderr, stage
 
