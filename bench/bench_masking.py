@@ -31,7 +31,8 @@ from bench_probe import MODEL  # noqa: E402
 
 from tests.helpers.synthetic_shards import write_vocab  # noqa: E402
 from trainer.data import find_shards, read_shard  # noqa: E402
-from trainer.data.masking import DynamicMasker, encode_vocab  # noqa: E402
+from trainer.data.masking import DynamicMasker  # noqa: E402
+from trainer.data.vocabulary import encode_vocab  # noqa: E402
 from vocab.spec import load_vocab  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -32,7 +32,8 @@ ALLOWED = {
     "trainer/checkpoint": ("common", "trainer.checkpoint", "trainer.errors"),
     "trainer/runtime": ("common", "trainer.runtime", "trainer.checkpoint.layout", "trainer.data", "trainer.errors",
                         "vocab"),
-    "trainer/config": ("common", "trainer.config", "trainer.models", "trainer.runtime", "trainer.errors"),
+    "trainer/config": ("common", "trainer.config", "trainer.models", "trainer.runtime", "trainer.errors",
+                       "trainer.checkpoint.layout"),   # --init_from a run: its meta.json
     "trainer/export": ("common", "trainer.export", "trainer.checkpoint", "trainer.models", "vocab"),
     "trainer/finetune": ("common", "trainer.finetune", "trainer.export", "trainer.checkpoint", "vocab"),
     "trainer": ("common", "trainer", "vocab", "pipeline.encoding.hdf5_format"),

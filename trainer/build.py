@@ -2,11 +2,11 @@
 them: first what checks the user's input (all before the process group exists, so that every
 rank fails alike with one TrainError), then the model, the optimisation and the loader.
 
-    model_config = load_model_config(config, family)
-    shards, masker = check_inputs(config, family, model_config)
-    model = build_model(config, family, model_config, env, init_weights=...)
+    start = plan_start(config, family)      # trainer/start.py: model config, tokenizers
+    shards, masker = check_inputs(config, family, start)
+    model = build_model(config, family, start, env, init_weights=...)
     opt = build_optimization(config, model, env)            # Optimization
-    data = build_loader(config, shards, env, family.vocab_size(model_config), masker)
+    data = build_loader(config, shards, env, family.vocab_size(start.model_config), masker)
 """
 from __future__ import annotations
 
@@ -23,20 +23,15 @@ from trainer.data.shards import find_shards
 from trainer.errors import TrainError
 from trainer.optim import build_optimizer, build_scheduler
 from trainer.runtime.ds_settings import disable_ds_shm_comm, lamb_zero_warning, shm_comm_disabled
+from trainer.start import check_data_tokenizer, load_init_weights
 
 log = logging.getLogger("trainer")
 
 
-def load_model_config(config, family):
-    """The model JSON (--bert_config / --model_config) as the family's config."""
-    try:
-        return family.read_config_file(config.bert_config)
-    except ValueError as exc:
-        raise TrainError(str(exc)) from None
-
-
-def check_inputs(config, family, model_config):
-    """(the shards, the dynamic masker or None): the data against the model and the objective."""
+def check_inputs(config, family, start):
+    """(the shards, the dynamic masker or None): the data against the model, its tokenizer and
+    the objective."""
+    model_config = start.model_config
     if config.phase2:   # a bad --init_checkpoint is found before output_dir is created
         try:
             resolve_model_file(config.init_checkpoint)
@@ -46,6 +41,7 @@ def check_inputs(config, family, model_config):
     if shards.seq_len > family.max_positions(model_config):
         raise TrainError(f"the shards have seq_len {shards.seq_len} > the model's "
                          f"max_position_embeddings {family.max_positions(model_config)}")
+    check_data_tokenizer(config, start, shards)
     # Packed rows hold no sentence pairs: NSP would learn from labels that are all 0.
     if shards.packed and not config.no_nsp:
         raise TrainError(f"--input_dir {config.input_dir} holds packed rows (encode --pack: no "
@@ -69,13 +65,15 @@ def describe_objective(config, family) -> str:
             f"{config.mask_replace_prob:g} [MASK] / {config.random_replace_prob:g} random")
 
 
-def build_model(config, family, model_config, env, init_weights: bool):
+def build_model(config, family, start, env, init_weights: bool):
     """The model on the device: the same initial weights on every rank (seeded), phase 2's
-    weights from --init_checkpoint when `init_weights`, compiled in place when asked (before
-    DDP or DeepSpeed wrap it)."""
+    weights from --init_checkpoint or --init_from's when `init_weights` (not when resuming),
+    compiled in place when asked (before DDP or DeepSpeed wrap it)."""
     torch.manual_seed(config.seed)
-    model = family.build(model_config, unpad=config.unpad, nsp=not config.no_nsp)
-    if init_weights:
+    model = family.build(start.model_config, unpad=config.unpad, nsp=not config.no_nsp)
+    if init_weights and start.source is not None:
+        load_init_weights(model, family, start, config.seed)
+    elif init_weights:
         try:
             src = load_model_weights(model, config.init_checkpoint)
         except CheckpointError as exc:

@@ -26,7 +26,6 @@ from trainer.build import (
     build_optimization,
     check_inputs,
     describe_objective,
-    load_model_config,
 )
 from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
 from trainer.checkpoint.layout import DS_TAG
@@ -39,6 +38,7 @@ from trainer.runtime.budget import budget_max_steps
 from trainer.runtime.distributed import init_distributed
 from trainer.runtime.logs import MetricsLogger, setup_logging
 from trainer.runtime.output_dir import copy_vocab, prepare_output_dir, write_run_info
+from trainer.start import plan_start
 
 log = logging.getLogger("trainer")
 
@@ -50,8 +50,9 @@ class Trainer:
         started = time.monotonic()   # the --train_budget clock
         self.config = config
         self.family = family = get_family(config.model_type)
-        self.model_config = load_model_config(config, family)
-        self.shards, masker = check_inputs(config, family, self.model_config)
+        self.start = plan_start(config, family)   # the model config, the tokenizers (trainer/start.py)
+        self.model_config = self.start.model_config
+        self.shards, masker = check_inputs(config, family, self.start)
         # Everything above is checked before any process group exists: all ranks fail alike.
         self.env = env = init_distributed(config.device, force=config.deepspeed)
         setup_logging(env.is_main)
@@ -62,8 +63,9 @@ class Trainer:
         env.barrier()
         self.vocab_size = copy_vocab(config.vocab_file, family.vocab_size(self.model_config), self.out,
                                      write=env.is_main)
-        self.model = build_model(config, family, self.model_config, env,
-                                 init_weights=config.phase == 2 and latest is None)
+        self.model = build_model(config, family, self.start, env,
+                                 init_weights=(config.phase == 2 or config.init_from is not None)
+                                 and latest is None)
         # DeepSpeed converts the model itself; else autocast in the precision asked for
         self.autocast_dtype = None if config.deepspeed else {
             "bf16": torch.bfloat16, "fp16": torch.float16}.get(config.precision)
@@ -118,7 +120,9 @@ class Trainer:
                                meta={"phase": self.phase,
                                      "bert_config": self.family.config_dict(self.model_config),
                                      "model_type": self.family.name,
-                                     "max_steps": self.config.max_steps},
+                                     "max_steps": self.config.max_steps,
+                                     **({"export_class": self.start.export_class}
+                                        if self.start.export_class else {})},
                                model_state_fn=self._model_state, trainer_state=state,
                                keep=self.config.keep_checkpoints, ds_engine=self.engine)
         log.info("checkpoint %s", path)

@@ -20,6 +20,13 @@ Usage:
         --mlm_probability 0.3 --mask_replace_prob 1.0 --random_replace_prob 0.0 \\
         --train_budget 2h --lr_schedule wsd --input_dir data/hu/hdf5_..._packed/ ...
 
+    # continued pretraining of an existing model (docs/training.md): its weights, architecture
+    # and tokenizer from a transformers folder (or a wiki2bert run); --vocab_file NEW adapts its
+    # vocabulary to another tokenizer
+    torchrun --nproc_per_node=8 trainer/run_pretraining.py --init_from models/xlm-roberta-base \
+        --masking dynamic --optimizer adamw --learning_rate 5e-5 --warmup_proportion 0.06 \
+        --lr_schedule linear --input_dir data/hu/hdf5_..._tok-... --output_dir runs/hu_xlmr
+
     # resume after an interruption: the same command plus --resume_from_checkpoint
     # DeepSpeed: add --deepspeed --deepspeed_config trainer/configs/ds_zero1.json
 

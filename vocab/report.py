@@ -5,6 +5,9 @@ whole (one token, not [UNK]), the vocabulary size, and a few words that became [
 are BERT's basic-tokenizer words (punctuation marks count as words, as they do for BERT); for
 a MeCab vocab MeCab's words, and with a segmenter (jieba, pythainlp) its words joined with
 BERT's (vocab/word_starts.py), so a Chinese word of three characters is one word, not three.
+A transformers tokenizer (a TokenizerSpec: `pipeline vocab --model-type bytelevel-bpe`, or any
+tokenizer folder) is measured on the same words, its pieces laid over them by their offsets
+(vocab/compare.py); it may have no unknown token at all.
 
 Usage:
     rep = evaluate_vocab("data/hu/vocab", sentences, source="held-out 2% of the input")
@@ -15,10 +18,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from .spec import load_vocab
+from .compare import aligned_word_pieces, measure
+from .spec import VocabSpec, load_tokenizer_spec
 from .tokenizer import make_tokenizer
 
-MAX_UNK_EXAMPLES = 20
 # Fewer held-out sentences than this and the figures are noise: the summary says so.
 MIN_EVAL_SENTENCES = 1000
 
@@ -34,7 +37,11 @@ def too_small_message(n_sentences: int) -> str | None:
 
 def word_pieces(spec, sentences, segmenter=None, batch_size=1000):
     """(text, [(word text, ids), ...]) per sentence: BERT's words; MeCab's for a MeCab vocab;
-    with a segmenter, its words joined with BERT's (vocab/word_starts.py)."""
+    with a segmenter, its words joined with BERT's (vocab/word_starts.py); for a transformers
+    tokenizer the same words with its pieces ((word text, ids, one piece covers it))."""
+    if not isinstance(spec, VocabSpec):
+        yield from aligned_word_pieces(spec, sentences, segmenter, batch_size)
+        return
     if spec.word_tokenizer == "mecab":
         from .japanese import MecabWordPiece
 
@@ -71,35 +78,14 @@ def evaluate_vocab(vocab_dir: str | os.PathLike, sentences: Sequence[str], sourc
                    batch_size: int = 1000, segmenter: str | None = None) -> dict:
     """Tokenize `sentences` with the vocab's tokenizer and measure it; words are the
     segmenter's when one is given (see word_pieces)."""
-    spec = load_vocab(vocab_dir)
-    unk_id = spec.unk_id
-    words = tokens = unk_tokens = unk_words = whole = 0
-    unk_examples: list[str] = []
-    for _text, groups in word_pieces(spec, sentences, segmenter, batch_size):
-        for word, ids in groups:
-            words += 1
-            tokens += len(ids)
-            n_unk = ids.count(unk_id)
-            unk_tokens += n_unk
-            unk_words += n_unk > 0
-            whole += len(ids) == 1 and n_unk == 0
-            if n_unk and len(unk_examples) < MAX_UNK_EXAMPLES and word not in unk_examples:
-                unk_examples.append(word)
+    spec = load_tokenizer_spec(vocab_dir)
+    groups = (g for _text, g in word_pieces(spec, sentences, segmenter, batch_size))
     return {
         "eval_source": source,
-        "sentences": len(sentences),
-        "words": words,
-        "tokens": tokens,
-        "unk_tokens": unk_tokens,
-        "unk_token_share": unk_tokens / tokens if tokens else 0.0,
-        "unk_words": unk_words,
-        "unk_word_share": unk_words / words if words else 0.0,
-        "subwords_per_word": tokens / words if words else 0.0,
-        "whole_word_share": whole / words if words else 0.0,
-        "vocab_size": spec.size,
+        **measure(spec, groups, len(sentences)),
         "lower_case": spec.lower_case,
         "strip_accents": spec.strip_accents,
-        "unk_examples": unk_examples,
+        **({"kind": spec.kind} if not isinstance(spec, VocabSpec) else {}),
         **({"words_from": "mecab" if spec.word_tokenizer else segmenter}
            if spec.word_tokenizer or segmenter else {}),
     }

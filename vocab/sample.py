@@ -239,11 +239,14 @@ def pick_eval_sentences(files: Sequence[str | os.PathLike], seed: int) -> list[s
 
 def draw_sample(map_files: Callable[..., Iterable], files: Sequence[Path], work: Path, *, seed: int,
                 sample_size: int, hold_out: bool, eval_sentences: list[str], lower_case: bool = False,
-                strip_accents: bool = False, sample_words: str | None = None) -> dict:
+                strip_accents: bool = False, sample_words: str | None = None,
+                keep_text: bool = False) -> dict:
     """The full pass over `files` (alphabet, sample and, with `hold_out`, the held-out slice),
     then the sample's word counts; writes work/sample.tsv, eval.txt (the held-out sentences
     or `eval_sentences`) and alphabet.json, and returns the counts. `map_files(func, items,
-    desc=, unit=)` runs func over items and yields the results in order: the stage's executor."""
+    desc=, unit=)` runs func over items and yields the results in order: the stage's executor.
+    With `keep_text`, also work/sample.txt: the sample's sentences themselves, in file and
+    line order (what a byte-level BPE trains on, vocab/bytelevel.py)."""
     exclude = frozenset(sentence_key(s, seed) for s in eval_sentences)
     scan = functools.partial(_scan_job, seed=seed, sample_size=sample_size, hold_out=hold_out,
                              exclude=exclude, lower_case=lower_case, strip_accents=strip_accents,
@@ -274,6 +277,10 @@ def draw_sample(map_files: Callable[..., Iterable], files: Sequence[Path], work:
                               word_tokenizer=sample_words)
     for c in map_files(count, jobs, desc="vocab: split words", unit="file"):
         counts.update(c)
+    if keep_text:
+        with open(work / "sample.txt", "w", encoding="utf-8") as fh:
+            for lines in map_files(_lines_job, jobs, desc="vocab: sample text", unit="file"):
+                fh.writelines(s + "\n" for s in lines)
     distinct = write_word_counts(counts, work / "sample.tsv")
     with open(work / "eval.txt", "w", encoding="utf-8") as fh:
         fh.writelines(s + "\n" for s in eval_sentences)
@@ -291,6 +298,13 @@ def _scan_job(item: tuple[int, Path], **kw) -> ScanResult:
         return scan_file(path, index, **kw)
     except UnicodeDecodeError:
         raise SampleError(f"{path} is not UTF-8 text: give UTF-8 .txt files") from None
+
+
+def _lines_job(job: tuple[Path, list[int]]) -> list[str]:
+    """The sentences of a file at the line indices of the sample (read_sentences' numbering)."""
+    path, lines = job
+    wanted = set(lines)
+    return [s for li, s in enumerate(read_sentences(path)) if li in wanted]
 
 
 def _count_job(job: tuple[Path, list[int]], **kw) -> Counter:

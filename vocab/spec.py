@@ -9,6 +9,13 @@ their ids from the vocab (`spec.cls_id`, ...), never hard-codes them.
 Usage:
     spec = load_vocab("data/hu/vocab")        # VocabError with a one-line reason if unusable
     spec.tokens, spec.mask_id, spec.lower_case
+    spec.fingerprint, spec.save_to("hf_model/", model_max_length=512)
+    spec = load_tokenizer_spec("xlm-roberta-base/")   # any vocab: this, or a fast tokenizer
+                                                      # folder (TokenizerSpec, vocab/hf_tokenizer.py)
+
+VocabSpec and TokenizerSpec share one read-only surface (size, tokens, pad_id, unk_id, cls_id,
+sep_id, mask_id, is_special, continues_word, kind, folder, fingerprint, save_to): code that
+must take any tokenizer reads only that.
 """
 from __future__ import annotations
 
@@ -82,6 +89,75 @@ class VocabSpec:
     def is_special(self, token: str) -> bool:
         """[PAD] [UNK] [CLS] [SEP] [MASK] and the [unusedN] slots: never real word pieces."""
         return token in SPECIAL_TOKENS or (token.startswith("[unused") and token.endswith("]"))
+
+    # -- the surface shared with TokenizerSpec (vocab/hf_tokenizer.py) -------------------------
+
+    kind = "wordpiece"
+    pair_type_id = 1          # B's segment id in a pair, as BERT's post-processor gives it
+
+    @property
+    def folder(self) -> Path:
+        return self.vocab_file.parent
+
+    def continues_word(self, token: str) -> bool:
+        """A `##` piece: inside a word, not its start."""
+        return token.startswith("##") and not self.is_special(token)
+
+    @property
+    def fingerprint(self) -> str:
+        """What decides the ids (vocab/fingerprint.py): the same for this vocab written as a
+        tokenizer.json, different when an id would change."""
+        fp = self.__dict__.get("_fingerprint")
+        if fp is None:
+            from .fingerprint import fingerprint
+            from .tokenizer import make_tokenizer
+
+            tok = make_tokenizer(self)
+            roles = {"pad": self.pad_id, "unk": self.unk_id, "cls": self.cls_id, "sep": self.sep_id,
+                     "mask": self.mask_id}
+            fp = fingerprint(self.tokens, roles,
+                             lambda texts: [e.ids for e in tok.encode_batch(texts, add_special_tokens=False)],
+                             {"word_tokenizer": self.word_tokenizer} if self.word_tokenizer else None)
+            object.__setattr__(self, "_fingerprint", fp)
+        return fp
+
+    def require_mlm_tokens(self) -> None:
+        """A BERT vocab always has them (load_vocab checked)."""
+
+    def save_to(self, folder: str | os.PathLike, model_max_length: int = 512) -> None:
+        """vocab.txt and tokenizer_config.json (the case setting) as the trainer's export writes
+        them, plus tokenizer.json (BertTokenizerFast's, vocab/tokenizer.py; none for MeCab
+        words, which only transformers' BertJapaneseTokenizer does), so that
+        AutoTokenizer.from_pretrained(folder) gives the same ids."""
+        import shutil
+
+        from .tokenizer import make_fast_tokenizer
+
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        if out.resolve() != self.folder.resolve() or not (out / "vocab.txt").is_file():
+            shutil.copyfile(self.vocab_file, out / "vocab.txt")
+        cfg = tokenizer_config(self.lower_case, self.strip_accents, model_max_length=model_max_length,
+                               word_tokenizer=self.word_tokenizer)
+        (out / TOKENIZER_CONFIG).write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
+        if self.word_tokenizer is None:
+            make_fast_tokenizer(self).save(str(out / "tokenizer.json"))
+
+
+def load_tokenizer_spec(path: str | os.PathLike):
+    """VocabSpec for a BERT vocab.txt (or its folder), TokenizerSpec for a folder holding a
+    transformers fast tokenizer (tokenizer.json): see vocab/hf_tokenizer.py."""
+    from .hf_tokenizer import load_tokenizer_spec as load
+
+    return load(path)
+
+
+def __getattr__(name: str):
+    if name == "TokenizerSpec":   # re-exported without importing it for every VocabSpec user
+        from .hf_tokenizer import TokenizerSpec
+
+        return TokenizerSpec
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def resolve_vocab_file(path: str | os.PathLike) -> Path:

@@ -4,15 +4,20 @@ rule, and the name of the folder encode writes.
 
 One file per shard, gzip-compressed datasets, N instances, L = max seq, P = max predictions:
 
-    input_ids             int32 [N, L]  [CLS] A [SEP] B [SEP], padded with 0 ([PAD] is id 0)
+    input_ids             int32 [N, L]  [CLS] A [SEP] B [SEP], padded with the vocabulary's
+                                        pad id (0 for BERT's vocabs, whose [PAD] is 0; 1 for
+                                        XLM-R's <pad>); a tokenizer's own cls/sep (<s>, </s>)
     input_mask            int8  [N, L]  1 real token, 0 padding
-    segment_ids           int8  [N, L]  0 for [CLS] A [SEP], 1 for B [SEP], 0 padding
+    segment_ids           int8  [N, L]  0 for [CLS] A [SEP], 1 for B [SEP] (0 where the
+                                        tokenizer's post-processor gives B 0: RoBERTa, XLM-R),
+                                        0 padding
     masked_lm_positions   int32 [N, P]  ascending positions, padded with 0
     masked_lm_ids         int32 [N, P]  original ids at those positions, padded with 0
     next_sentence_labels  int8  [N]     1 = B is a random sentence
 
 Files with `training` in the name are training data, `test` files are held out. A reader
-finds the number of real predictions as the index of the first 0 in masked_lm_positions.
+finds the number of real predictions as the index of the first 0 in masked_lm_positions, and
+padding from input_mask (never from an assumed pad id).
 
 One optional dataset, written only for scripts whose words a segmenter finds (Chinese,
 Japanese, Thai; NVIDIA's loader reads its keys by name and never sees it):
@@ -24,17 +29,22 @@ Japanese, Thai; NVIDIA's loader reads its keys by name and never sees it):
 A whole word for masking is a position with 1 and the 0 positions after it. Without the
 dataset a word is a piece and the `##` pieces after it.
 
-One root attribute, written only by `encode --pack` (files of sentence pairs have none, so they
-stay byte for byte what they were):
+Root attributes, each written only when it applies (files of sentence pairs encoded with a
+vocab.txt have none, so they stay byte for byte what they were):
 
-    packed = 1                          packed rows: documents back to back, a [SEP] after
-                                        each, no sentence pairs (next_sentence_labels all 0)
+    packed = 1                          packed rows (`encode --pack`): documents back to back,
+                                        a [SEP] after each, no sentence pairs
+                                        (next_sentence_labels all 0)
+    tokenizer_fingerprint = "<hex>"     encoded with a transformers tokenizer (`encode
+                                        --tokenizer`): the sha256 of its tokenizer.json, which
+                                        a reader compares with its model's tokenizer
 
 Usage:
     shape = check_file(path)            # FileShape(n, seq_len, max_pred); HDF5FormatError if not
     labels = masked_lm_labels(positions, ids)   # -1 where there is no prediction
     output_folder_name(lower_case=False, max_seq=128, max_pred=20, dupe_factor=5)
     is_packed(path)                     # the file's `packed` attribute, else a *_packed folder
+    file_tokenizer_fingerprint(path)    # the `tokenizer_fingerprint` attribute, or None
     maskable_tokens(seq_len, packed)    # the tokens of a full row that masking may choose
 """
 from __future__ import annotations
@@ -135,9 +145,11 @@ def output_folder_name(lower_case: bool, max_seq: int, max_pred: int,
                        masked_lm_prob: float = MASKED_LM_PROB, seed: int = RANDOM_SEED,
                        dupe_factor: int = DUPE_FACTOR, whole_word: bool = False,
                        strip_accents: bool = False, short_seq_prob: float = SHORT_SEQ_PROB,
-                       packed: bool = False) -> str:
+                       packed: bool = False, tokenizer_suffix: str = "") -> str:
     """NVIDIA's folder name, plus a suffix for each data-changing option it does not name;
-    packed rows (encode --pack) end in PACKED_SUFFIX, which the trainer reads (is_packed)."""
+    `tokenizer_suffix` names a transformers tokenizer (`_tok-NAME-HASH`: two tokenizers never
+    share a folder); packed rows (encode --pack) end in PACKED_SUFFIX, which the trainer reads
+    (is_packed)."""
     name = (f"hdf5_lower_case_{int(bool(lower_case))}_seq_len_{max_seq}_max_pred_{max_pred}"
             f"_masked_lm_prob_{masked_lm_prob:g}_random_seed_{seed}_dupe_factor_{dupe_factor}")
     if short_seq_prob != SHORT_SEQ_PROB and not packed:   # packing has no short rows
@@ -146,6 +158,7 @@ def output_folder_name(lower_case: bool, max_seq: int, max_pred: int,
         name += "_wwm"
     if strip_accents:
         name += "_strip_accents"
+    name += tokenizer_suffix
     if packed:
         name += PACKED_SUFFIX
     return name
@@ -155,6 +168,8 @@ def output_folder_name(lower_case: bool, max_seq: int, max_pred: int,
 PACKED_SUFFIX = "_packed"
 # The root attribute of a file of packed rows (PACKED_ATTR = 1); absent from files of pairs.
 PACKED_ATTR = "packed"
+# The root attribute of a file encoded with a transformers tokenizer: its fingerprint (hex).
+TOKENIZER_ATTR = "tokenizer_fingerprint"
 
 
 def maskable_tokens(seq_len: int, packed: bool) -> int:
@@ -186,3 +201,19 @@ def _packed_attribute(path: Path) -> bool | None:
     except OSError:
         return None
     return None if value is None else bool(value)
+
+
+def file_tokenizer_fingerprint(path: str | os.PathLike) -> str | None:
+    """The TOKENIZER_ATTR of a file (the sha256 of the tokenizer.json it was encoded with), or
+    None for a file without it (encoded with a vocab.txt, whose fingerprint the encode manifest
+    records) or no readable HDF5 file."""
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as fh:
+            value = fh.attrs.get(TOKENIZER_ATTR)
+    except OSError:
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("ascii")
+    return None if value is None else str(value)

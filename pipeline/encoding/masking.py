@@ -10,6 +10,9 @@ As in BERT's create_masked_lm_predictions: every token but [CLS]/[SEP] is a cand
 whole-word masking, all pieces of a word together: word groups are taken in random order and a
 group that would overshoot is skipped); each chosen token becomes [MASK] 80% of the time, a
 random real word piece 10%, and stays 10%. Positions are stored ascending, padded with 0.
+Padding of `input_ids` is the vocabulary's pad id (BERT's [PAD] is 0, XLM-R's <pad> 1), and B's
+segment id is the one the tokenizer's post-processor gives a pair's second text (BERT's 1;
+RoBERTa's and XLM-R's 0): any tokenizer with a spec of vocab/spec.py's surface works.
 Two small differences from the reference: `n` counts the non-special tokens (the reference
 counts [CLS] and [SEP] too, which pushes short sequences above the masking rate), and with
 whole-word masking a ## piece at the start of B (left by truncation) does not join the last
@@ -24,23 +27,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from vocab.spec import VocabSpec
-
 
 class Masker:
-    def __init__(self, spec: VocabSpec, max_seq: int, max_pred: int, masked_lm_prob: float,
+    def __init__(self, spec, max_seq: int, max_pred: int, masked_lm_prob: float,
                  whole_word: bool = False):
         self.max_seq = max_seq
         self.max_pred = max_pred
         self.prob = masked_lm_prob
         self.whole_word = whole_word
         self.cls_id, self.sep_id, self.mask_id = spec.cls_id, spec.sep_id, spec.mask_id
-        # Random replacements: real word pieces only, never [PAD]/[UNK]/[CLS]/[SEP]/[MASK]/[unusedN].
-        self.real_ids = np.array([i for i, t in enumerate(spec.tokens) if not spec.is_special(t)],
+        self.pad_id = spec.pad_id                 # 0 for BERT's vocab; XLM-R's is 1
+        self.pair_type_id = spec.pair_type_id     # B's segment id: 1, or 0 for RoBERTa/XLM-R
+        # Random replacements: real word pieces only, never [PAD]/[UNK]/[CLS]/[SEP]/[MASK]/[unusedN]
+        # (nor any other special or control token of a transformers tokenizer).
+        self.real_ids = np.array([i for i, t in enumerate(spec.tokens) if t and not spec.is_special(t)],
                                  dtype=np.int32)
         if len(self.real_ids) == 0:
-            raise ValueError(f"{spec.vocab_file} has no word pieces besides special tokens")
-        self.is_continuation = np.array([t.startswith("##") for t in spec.tokens], dtype=bool)
+            raise ValueError(f"{getattr(spec, 'vocab_file', spec.folder)} has no word pieces besides "
+                             "special tokens")
+        self.is_continuation = np.array([spec.continues_word(t) for t in spec.tokens], dtype=bool)
 
     def make_batch(self, tokens: np.ndarray, plan, rng: np.random.Generator,
                    word_starts: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -74,9 +79,13 @@ class Masker:
         ids[rows, la + 1] = self.sep_id
         ids[rows, last] = self.sep_id
         input_mask = (J <= last[:, None]).view(np.int8)
+        if self.pad_id != 0:                     # the vocabulary's pad id, never an assumed 0
+            ids[input_mask == 0] = self.pad_id
         if starts is not None:
             starts_out = (starts | ((J <= last[:, None]) & ~cand)).view(np.int8)
         segment_ids = (in_b | (J == last[:, None])).view(np.int8)
+        if self.pair_type_id != 1:
+            segment_ids = segment_ids * np.int8(self.pair_type_id)
         del src, in_a
 
         out = self.mask_rows(ids, cand, rng, starts=starts, n_cand=la + lb)

@@ -12,7 +12,7 @@ them out as one token stream, every document followed by a `[SEP]`:
     doc1 sent1 sent2 ... [SEP] doc2 sent1 ... [SEP] doc3 ...
 
 The passes follow each other in the same stream, which is cut into rows of `[CLS]` + the next
-`max_seq - 1` stream tokens, so every row is full but the shard's last one (padded with 0) and
+`max_seq - 1` stream tokens, so every row is full but the shard's last one (padded with the vocabulary's pad id) and
 a sentence may go on in the next row. Rows are written in stream order: reading the rows of a
 pass one after the other gives its documents' sentences in order, each exactly once. Segment
 ids and next-sentence labels are 0; the static masks are drawn as for pairs
@@ -81,7 +81,7 @@ def pack_batch(corpus, plan: PackedPlan, rows: range, masker, rng: np.random.Gen
     ids[:, 0] = masker.cls_id
     body = corpus.tokens[np.maximum(src, 0)]
     body[is_sep] = masker.sep_id
-    body[~real] = 0
+    body[~real] = masker.pad_id              # the vocabulary's pad id (XLM-R: 1)
     ids[:, 1:] = body
     cand = np.zeros((B, L), dtype=bool)
     cand[:, 1:] = real & ~is_sep

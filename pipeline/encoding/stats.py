@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from vocab.spec import VocabSpec
-
 READ_ROWS = 8192
 
 
-def render(ids, mask, masked_pos, masked_ids, spec: VocabSpec) -> tuple[str, str]:
+def render(ids, mask, masked_pos, masked_ids, spec) -> tuple[str, str]:
     """The A and B sides of one instance as text: masked positions as [MASK→orig], random
     replacements as {new→orig}, kept ones as <orig>."""
     tokens = spec.tokens
@@ -36,11 +34,12 @@ def render(ids, mask, masked_pos, masked_ids, spec: VocabSpec) -> tuple[str, str
             else:
                 t = f"{{{t}→{orig}}}"
         out.append(t)
-    sep = out.index("[SEP]") if "[SEP]" in out else len(out) - 1
+    sep_token = tokens[spec.sep_id]         # [SEP], or a tokenizer's own (</s>)
+    sep = out.index(sep_token) if sep_token in out else len(out) - 1
     return " ".join(out[:sep + 1]), " ".join(out[sep + 1:])
 
 
-def statistics(f, spec: VocabSpec, max_rows: int | None = None) -> dict:
+def statistics(f, spec, max_rows: int | None = None) -> dict:
     """Counts over the first `max_rows` instances of an open HDF5 file (all when None): masked
     tokens and how they split into [MASK] / random / kept, random-next labels, lengths (and
     their histogram, `lengths`: instances per length 0..L), the share of real (non-pad) token

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from pipeline.text.doc_rules import script_of
 from vocab.report import MIN_EVAL_SENTENCES, too_small_message, word_pieces
 from vocab.segmenters import SegmenterError
-from vocab.spec import NUM_SPECIALS, VocabError, load_vocab
+from vocab.spec import VocabError, VocabSpec, load_tokenizer_spec
 
 from .figures import bar_chart, histogram
 from .inputs import ReportInputs, sample_documents
@@ -72,7 +72,7 @@ def vocab_section(data: ReportInputs, lang: str) -> Section:
         sec.note("No finished vocab yet: run `pipeline vocab`.")
         return sec
     try:
-        spec = load_vocab(folder)
+        spec = load_tokenizer_spec(folder)
     except VocabError as exc:
         sec.warn(str(exc))
         return sec
@@ -89,8 +89,8 @@ def vocab_section(data: ReportInputs, lang: str) -> Section:
         except SegmenterError as exc:
             sec.warn(str(exc))
             return sec
-        per_word = Counter(len(ids) for g in groups for _, ids in g)
-        sentence_pieces = [[spec.tokens[i] for _, ids in g for i in ids] for g in groups]
+        per_word = Counter(len(w[1]) for g in groups for w in g)
+        sentence_pieces = [[spec.tokens[i] for w in g for i in w[1]] for g in groups]
         values = sorted(per_word)
         sec.add(histogram(values, weights=[per_word[v] for v in values],
                           bins=[v - 0.5 for v in range(1, min(max(values), 12) + 2)],
@@ -99,13 +99,13 @@ def vocab_section(data: ReportInputs, lang: str) -> Section:
         sec.add("<h3>Held-out sentences as the model sees them</h3>",
                 '<ul class="sample">' + "".join(_pieces_html(p, lang)
                                                 for p in sentence_pieces[:SHOWN_SENTENCES]) + "</ul>")
-    pieces = list(spec.tokens[NUM_SPECIALS:])
+    pieces = [t for t in spec.tokens if t and not spec.is_special(t)]
     longest = sorted(pieces, key=lambda t: (-len(t.removeprefix("##")), t))[:30]
     sec.add("<h3>Longest pieces</h3>",
             f'<p class="sample" lang="{esc(lang)}">' + " · ".join(esc(t) for t in longest) + "</p>")
 
     by_script: dict[str, list[str]] = defaultdict(list)
-    for t in pieces:
+    for t in pieces if isinstance(spec, VocabSpec) else ():   # a byte-level piece is no character
         if len(t) == 1:
             by_script[script_of(t) if t.isalpha() else "not a letter"].append(t)
     scripts = sorted(by_script, key=lambda s: -len(by_script[s]))

@@ -4,6 +4,7 @@ Usage:
     pipeline --lang hu encode                                   # seq 128, 20 predictions
     pipeline --lang hu encode --max-seq 512 --max-pred 80
     pipeline encode --input my_shards/ --vocab my_vocab/vocab.txt --output /tmp/out
+    pipeline --lang hu encode --tokenizer xlm-roberta-base/ --pack   # any transformers fast tokenizer
 
 Reads DATA_DIR/LANG/sharded/ (`*_training_*.txt`, `*_test_*.txt`: one sentence per line, a
 blank line between documents) and the vocab DATA_DIR/LANG/vocab/ (its recorded case setting;
@@ -18,6 +19,16 @@ pythainlp; `--word-segmenter` overrides, `none` turns it off), the tokens stay B
 segmenter's words give each token a word-start flag (vocab/word_starts.py). Either way
 `--whole-word-masking` masks whole segmenter words and the files carry the optional
 `word_starts` dataset (docs/hdf5_format.md) for the trainer's masking.
+
+`--tokenizer DIR` encodes with a transformers fast tokenizer (a folder with tokenizer.json:
+WordPiece, byte-level BPE, Unigram/SentencePiece; vocab/hf_tokenizer.py) instead of the vocab
+stage's vocab.txt: its own ids, special tokens and pad id, `<s> A </s> B </s>` where BERT has
+`[CLS] A [SEP] B [SEP]` (B's segment id as its post-processor gives it), a word start per token
+from its word ids (the `word_starts` dataset), the fingerprint of its tokenizer.json as each
+file's `tokenizer_fingerprint` attribute, and a folder name ending in `_tok-NAME-HASH`. The vocab
+stage's folder is used the same way when it holds a tokenizer.json and no vocab.txt (`pipeline
+vocab --model-type bytelevel-bpe`). The manifest records the tokenizer (folder, kind,
+fingerprint) for vocab.txt data too.
 
 `--pack` writes packed rows instead of sentence pairs (pipeline/encoding/packing.py: documents
 back to back, a [SEP] after each, no next-sentence pairs, padding only in a shard's last row)
@@ -49,13 +60,16 @@ from pipeline.encoding.hdf5_format import (
     PACKED_ATTR,
     RANDOM_SEED,
     SHORT_SEQ_PROB,
+    TOKENIZER_ATTR,
     maskable_tokens,
     output_folder_name,
 )
 from pipeline.text.language_settings import word_segmenter as language_segmenter
+from vocab.encoders import shard_encoder
+from vocab.hf_tokenizer import TOKENIZER_JSON, TokenizerSpec, load_tokenizer_spec, tokenizer_suffix
 from vocab.segmenters import CHOICES as SEGMENTER_CHOICES
 from vocab.segmenters import SegmenterError, load_segmenter
-from vocab.spec import VocabError, VocabSpec, load_vocab
+from vocab.spec import VocabError, load_vocab
 
 log = logging.getLogger("pipeline")
 
@@ -104,45 +118,50 @@ def check_options(max_seq: int, max_pred: int, masked_lm_prob: float, dupe_facto
         raise StageError(f"--short-seq-prob must be between 0 and 1 (got {short_seq_prob})")
 
 
-def resolve_vocab(data_dir, lang: str, vocab: str | os.PathLike | None) -> VocabSpec:
-    if vocab is None:
+def resolve_vocab(data_dir, lang: str, vocab: str | os.PathLike | None, tokenizer=None):
+    """The spec to encode with: --tokenizer (any tokenizer folder), --vocab, or the vocab
+    stage's folder; a vocab folder holding tokenizer.json and no vocab.txt is a tokenizer."""
+    if vocab is not None and tokenizer is not None:
+        raise StageError("give --vocab or --tokenizer, not both: --tokenizer takes any "
+                         "transformers tokenizer folder, --vocab a vocab.txt or its folder")
+    if tokenizer is None and vocab is None:
         vocab_dir = stage_dir(data_dir, lang, "vocab")
         require_stage_output(vocab_dir, "vocab", option="--vocab")
         vocab = vocab_dir
     try:
-        return load_vocab(vocab)
+        if tokenizer is not None:
+            spec = load_tokenizer_spec(tokenizer)
+        elif Path(vocab).is_dir() and (Path(vocab) / TOKENIZER_JSON).is_file():
+            spec = load_tokenizer_spec(vocab)
+        else:
+            spec = load_vocab(vocab)
+        spec.require_mlm_tokens()
+        if isinstance(spec, TokenizerSpec):
+            spec.backend()          # a tokenizer.json the Rust library cannot read: one line, here
     except VocabError as exc:
         raise StageError(str(exc)) from None
+    return spec
+
+
+def tokenizer_record(spec) -> dict:
+    """What the manifest says of the data's tokenizer (the trainer compares its fingerprint)."""
+    return {"folder": str(spec.folder.resolve()), "kind": spec.kind, "fingerprint": spec.fingerprint,
+            "size": spec.size, "pad_id": spec.pad_id}
+
+
+def _tokenizer_inputs(spec) -> list[Path]:
+    """The vocabulary's files that the stage's input fingerprint covers."""
+    if isinstance(spec, TokenizerSpec):
+        names = (TOKENIZER_JSON, "tokenizer_config.json", "special_tokens_map.json")
+        return [spec.folder / n for n in names if (spec.folder / n).is_file()]
+    return [spec.vocab_file] + [p for p in [spec.vocab_file.parent / "tokenizer_config.json"] if p.is_file()]
 
 
 # ---------------------------------------------------------------------------------------------
 # One shard
 
 
-_WORDPIECE_CACHE: dict = {}
-
-
-def _wordpiece_for(spec: VocabSpec, segmenter: str | None = None):
-    """One tokenizer per process and vocab: its character table and word cache carry over.
-    FastWordPiece; on MeCab words for a MeCab vocab; with word starts for a segmenter."""
-    key = (str(spec.vocab_file), spec.size, spec.lower_case, spec.strip_accents, segmenter)
-    wp = _WORDPIECE_CACHE.get(key)
-    if wp is None:
-        _WORDPIECE_CACHE.clear()
-        if spec.word_tokenizer == "mecab":
-            from vocab.japanese import MecabWordPiece
-            wp = MecabWordPiece(spec)
-        elif segmenter is not None:
-            from vocab.word_starts import SegmentedWordPiece
-            wp = SegmentedWordPiece(spec, load_segmenter(segmenter))
-        else:
-            from vocab.fast_wordpiece import FastWordPiece
-            wp = FastWordPiece(spec)
-        _WORDPIECE_CACHE[key] = wp
-    return wp
-
-
-def encode_shard(shard: Path, out_file: Path, spec: VocabSpec, *, max_seq: int, max_pred: int,
+def encode_shard(shard: Path, out_file: Path, spec, *, max_seq: int, max_pred: int,
                  masked_lm_prob: float, dupe_factor: int, short_seq_prob: float, seed: int,
                  whole_word_masking: bool = False, word_segmenter: str | None = None,
                  pack: bool = False) -> dict:
@@ -153,17 +172,20 @@ def encode_shard(shard: Path, out_file: Path, spec: VocabSpec, *, max_seq: int, 
     from pipeline.encoding.writer import InstanceFileWriter, chunk_rows
 
     try:
-        corpus = Corpus.from_file(shard, _wordpiece_for(spec, word_segmenter))
+        corpus = Corpus.from_file(shard, shard_encoder(spec, word_segmenter))
     except SegmenterError as exc:
         raise StageError(f"{shard}: {exc}") from None
     if corpus.n_docs == 0:
         raise StageError(f"shard {shard} holds no sentences (empty): remove it or rerun "
                          "`pipeline shard`")
     task_seed = shard_seed(seed, shard.stem)
+    # only for a transformers tokenizer: files of a vocab.txt stay byte for byte what they were
+    attrs = {TOKENIZER_ATTR: spec.fingerprint} if isinstance(spec, TokenizerSpec) else {}
     if pack:
         return _encode_packed(shard, out_file, corpus, spec, task_seed, max_seq=max_seq,
                               max_pred=max_pred, masked_lm_prob=masked_lm_prob,
-                              dupe_factor=dupe_factor, whole_word_masking=whole_word_masking)
+                              dupe_factor=dupe_factor, whole_word_masking=whole_word_masking,
+                              attrs=attrs)
     plan = plan_instances(corpus, max_seq=max_seq, dupe_factor=dupe_factor,
                           short_seq_prob=short_seq_prob, seed=task_seed)
     masker = Masker(spec, max_seq=max_seq, max_pred=max_pred, masked_lm_prob=masked_lm_prob,
@@ -174,7 +196,8 @@ def encode_shard(shard: Path, out_file: Path, spec: VocabSpec, *, max_seq: int, 
     masked = 0
     with atomic_path(out_file) as tmp:
         optional = ("word_starts",) if corpus.word_starts is not None else ()
-        with InstanceFileWriter(tmp, len(plan), max_seq, max_pred, optional=optional) as writer:
+        with InstanceFileWriter(tmp, len(plan), max_seq, max_pred, optional=optional,
+                                attrs=attrs) as writer:
             for start in range(0, len(plan), batch):
                 arrays = masker.make_batch(corpus.tokens, plan.take(slice(start, start + batch)), rng,
                                            word_starts=corpus.word_starts)
@@ -188,9 +211,9 @@ def encode_shard(shard: Path, out_file: Path, spec: VocabSpec, *, max_seq: int, 
     }
 
 
-def _encode_packed(shard: Path, out_file: Path, corpus, spec: VocabSpec, task_seed: int, *,
+def _encode_packed(shard: Path, out_file: Path, corpus, spec, task_seed: int, *,
                    max_seq: int, max_pred: int, masked_lm_prob: float, dupe_factor: int,
-                   whole_word_masking: bool) -> dict:
+                   whole_word_masking: bool, attrs: dict) -> dict:
     """encode --pack for one shard: packed rows in stream order (pipeline/encoding/packing.py)."""
     from pipeline.encoding.masking import Masker
     from pipeline.encoding.packing import pack_batch, plan_packed
@@ -205,7 +228,7 @@ def _encode_packed(shard: Path, out_file: Path, corpus, spec: VocabSpec, task_se
     with atomic_path(out_file) as tmp:
         optional = ("word_starts",) if corpus.word_starts is not None else ()
         with InstanceFileWriter(tmp, len(plan), max_seq, max_pred, optional=optional,
-                                attrs={PACKED_ATTR: 1}) as writer:
+                                attrs={PACKED_ATTR: 1, **attrs}) as writer:
             for batch_rows in plan.batches(max(rows, (BATCH_TOKENS // max_seq) // rows * rows)):
                 arrays = pack_batch(corpus, plan, batch_rows, masker, rng)
                 masked += int(np.count_nonzero(arrays["masked_lm_positions"]))
@@ -223,7 +246,7 @@ def _encode_packed(shard: Path, out_file: Path, corpus, spec: VocabSpec, task_se
 # The stage
 
 
-def encode_task(shard: Path, files_dir: Path, spec: VocabSpec, settings: dict) -> dict:
+def encode_task(shard: Path, files_dir: Path, spec, settings: dict) -> dict:
     """One task: one text shard into one HDF5 file."""
     return encode_shard(shard, files_dir / f"{shard.stem}.hdf5", spec, **settings)
 
@@ -233,7 +256,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
            masked_lm_prob: float = MASKED_LM_PROB, dupe_factor: int = DUPE_FACTOR,
            short_seq_prob: float = SHORT_SEQ_PROB, seed: int = RANDOM_SEED,
            whole_word_masking: bool = False, word_segmenter: str | None = None,
-           pack: bool = False) -> dict:
+           pack: bool = False, tokenizer=None) -> dict:
     """Encode every shard into NVIDIA-layout HDF5; returns the summary (see module doc).
 
     Usage: encode(data_dir="data", lang="hu", workers=2, max_seq=512, max_pred=80)
@@ -249,7 +272,8 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
     for s in shards:
         if s.stat().st_size == 0:
             raise StageError(f"shard {s} is empty: remove it or rerun `pipeline shard`")
-    spec = resolve_vocab(data_dir, lang, vocab)
+    spec = resolve_vocab(data_dir, lang, vocab, tokenizer)
+    is_tokenizer = isinstance(spec, TokenizerSpec)
     segmenter = "mecab" if spec.word_tokenizer == "mecab" else language_segmenter(lang, word_segmenter)
     if segmenter is not None:
         try:
@@ -259,7 +283,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
 
     name = output_folder_name(spec.lower_case, max_seq, max_pred, masked_lm_prob, seed,
                               dupe_factor, whole_word_masking, spec.strip_accents, short_seq_prob,
-                              packed=pack)
+                              packed=pack, tokenizer_suffix=tokenizer_suffix(spec) if is_tokenizer else "")
     root = (Path(output) if output is not None else lang_dir(data_dir, lang)) / name
     files_dir = root / f"{lang}wiki"
     options = {
@@ -273,9 +297,9 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
     if pack:                    # likewise: pair manifests stay as they were
         options["pack"] = True
         del options["short_seq_prob"]
-    vocab_inputs = [spec.vocab_file] + [p for p in [spec.vocab_file.parent / "tokenizer_config.json"]
-                                        if p.is_file()]
-    run = StageRun("encode", root, options, fingerprint_inputs([in_dir, *vocab_inputs]), force=force,
+    if is_tokenizer:            # and vocab.txt manifests' options too
+        options["tokenizer"] = {"kind": spec.kind, "fingerprint": spec.fingerprint}
+    run = StageRun("encode", root, options, fingerprint_inputs([in_dir, *_tokenizer_inputs(spec)]), force=force,
                    workers=workers, expected_bytes=int(HDF5_BYTES_PER_TEXT_BYTE * dupe_factor
                                                        * sum(s.stat().st_size for s in shards)))
     if run.complete:
@@ -302,7 +326,10 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
         "output": str(files_dir),
     }
     return run.finish(summary, outputs=outputs,
-                      extra={"shards": infos, "vocab": str(spec.vocab_file.resolve()),
+                      # "vocab": the vocab.txt, or a tokenizer's folder (the trainer reads it)
+                      extra={"shards": infos, "vocab": str((spec.folder if is_tokenizer
+                                                            else spec.vocab_file).resolve()),
+                             "tokenizer": tokenizer_record(spec),
                              "sources": shard_sources(in_dir, shards)},
                       shown={"output_bytes": sum(p.stat().st_size for p in outputs)})
 
@@ -314,6 +341,9 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
               help="Folder to create the hdf5_... folder in [default: DATA_DIR/LANG].")
 @click.option("--vocab", type=click.Path(path_type=Path), default=None,
               help="vocab.txt or the vocab stage's folder [default: DATA_DIR/LANG/vocab].")
+@click.option("--tokenizer", type=click.Path(path_type=Path), default=None,
+              help="A transformers fast tokenizer folder (tokenizer.json: WordPiece, byte-level BPE, "
+                   "Unigram) to encode with instead of a vocab.txt: its own ids, specials and pad id.")
 @click.option("--max-seq", type=int, default=128, show_default=True, help="Sequence length L.")
 @click.option("--max-pred", type=int, default=20, show_default=True,
               help="Most masked positions per instance P.")
@@ -335,10 +365,11 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
               "last row; the folder name ends in _packed.")
 @force_option
 @click.pass_obj
-def command(g, input_, output, vocab, max_seq, max_pred, masked_lm_prob, dupe_factor,
+def command(g, input_, output, vocab, tokenizer, max_seq, max_pred, masked_lm_prob, dupe_factor,
             short_seq_prob, seed, whole_word_masking, word_segmenter, pack, force):
-    """Shards + vocab.txt -> static-masked BERT instances (NVIDIA HDF5), one file per shard."""
+    """Shards + vocab.txt (or a transformers tokenizer) -> static-masked BERT instances (NVIDIA
+    HDF5), one file per shard."""
     encode(**g.kwargs(), input=input_, output=output, force=force, vocab=vocab, max_seq=max_seq,
            max_pred=max_pred, masked_lm_prob=masked_lm_prob, dupe_factor=dupe_factor,
            short_seq_prob=short_seq_prob, seed=seed, whole_word_masking=whole_word_masking,
-           word_segmenter=word_segmenter, pack=pack)
+           word_segmenter=word_segmenter, pack=pack, tokenizer=tokenizer)

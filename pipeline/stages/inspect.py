@@ -25,10 +25,12 @@ from pipeline.core.manifest import MANIFEST
 from pipeline.core.registry import stage_dir
 from pipeline.encoding.hdf5_format import HDF5FormatError, check_file, is_packed
 from pipeline.encoding.stats import render, statistics
-from vocab.spec import VocabError, VocabSpec, load_vocab
+from vocab.spec import VocabError, load_tokenizer_spec
 
 
-def find_vocab(file: Path, vocab: Path | None, data_dir, lang: str) -> VocabSpec:
+def find_vocab(file: Path, vocab: Path | None, data_dir, lang: str):
+    """The vocabulary `file` was encoded with: --vocab, else the one encode recorded (a vocab.txt
+    or a tokenizer folder), else the vocab stage's folder."""
     candidates = []
     if vocab is not None:
         candidates.append(Path(vocab))
@@ -41,9 +43,9 @@ def find_vocab(file: Path, vocab: Path | None, data_dir, lang: str) -> VocabSpec
         candidates.append(file.resolve().parent.parent.parent / "vocab")
         candidates.append(stage_dir(data_dir, lang, "vocab"))
     for c in candidates:
-        if c.is_file() or (c / "vocab.txt").is_file():
+        if c.is_file() or (c / "vocab.txt").is_file() or (c / "tokenizer.json").is_file():
             try:
-                return load_vocab(c)
+                return load_tokenizer_spec(c)
             except VocabError as exc:
                 raise StageError(str(exc)) from None
     raise StageError(f"no vocab.txt found for {file} (looked in {', '.join(map(str, candidates))}): "
@@ -73,7 +75,7 @@ def inspect_file(file, vocab=None, show: int = 3, data_dir="data", lang: str = "
         spec = find_vocab(file, vocab, data_dir, lang)
         n, L = f["input_ids"].shape
         P = f["masked_lm_positions"].shape[1]
-        echo(f"{file}: {n:,} instances, max_seq {L}, max_pred {P}, vocab {spec.vocab_file}")
+        echo(f"{file}: {n:,} instances, max_seq {L}, max_pred {P}, vocab {getattr(spec, 'vocab_file', spec.folder)}")
         packed = is_packed(file)
         for i in range(min(show, n)):
             a, b = render(f["input_ids"][i], f["input_mask"][i], f["masked_lm_positions"][i],

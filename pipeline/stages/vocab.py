@@ -8,6 +8,8 @@ Usage:
     pipeline --lang hu vocab --from-spm hu.model              # convert an existing model
     pipeline --lang ja vocab                                  # on MeCab words (ja's default)
     pipeline --lang ja vocab --word-segmenter none            # one token per kanji, as mBERT
+    pipeline --lang hu vocab --model-type bytelevel-bpe       # RoBERTa-style tokenizer.json
+    pipeline --lang hu vocab --compare xlm-roberta-base/      # an old tokenizer against this vocab
 
     build_vocab(data_dir="data", lang="hu", workers=2, vocab_size=32000)   # the API
 
@@ -19,6 +21,12 @@ BERT's special tokens and every character as `c` and `##c`, plus tokenizer_confi
 the case setting; (4) the quality report on held-out sentences (the shard stage's test shards
 when present, or --eval, or the held-out slice). Output in DATA_DIR/LANG/vocab/: spm.model,
 spm.vocab, vocab.txt, tokenizer_config.json, vocab_report.json, manifest.json.
+
+`--model-type bytelevel-bpe`: steps (2)+(3) train a RoBERTa-style byte-level BPE on the sample's
+sentences (vocab/bytelevel.py) into tokenizer.json, tokenizer_config.json, special_tokens_map.json
+(no vocab.txt), which `pipeline encode` takes as a tokenizer. `--compare DIR` trains nothing: it
+measures DIR (any tokenizer folder or vocab.txt) against the finished vocab on the report's
+held-out words (vocab/compare.py), prints the table, writes vocab_compare_NAME.json beside it.
 
 Scripts without spaces (vocab/segmenters.py, the language's "word_segmenter" or
 --word-segmenter): with `mecab` (Japanese) the words are MeCab's, after NFKC, as in the Tohoku
@@ -35,7 +43,6 @@ import logging
 import os
 import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -43,19 +50,22 @@ import click
 from common.atomic import atomic_open, atomic_path, write_json_atomic
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import list_text_files, resolve_output
-from pipeline.core.manifest import file_sha256, fingerprint_inputs, read_manifest, require_stage_output
+from pipeline.core.manifest import fingerprint_inputs, read_manifest, require_stage_output
 from pipeline.core.options import force_option
 from pipeline.core.registry import stage_dir, validate_lang
 from pipeline.core.runner import StageRun
 from pipeline.text.language_settings import word_segmenter as language_segmenter
+from vocab.bytelevel import ByteLevelError, train_bytelevel_bpe
 from vocab.convert import ConversionError, read_spm_pieces, to_wordpiece
+from vocab.hf_tokenizer import SPECIAL_TOKENS_MAP, TOKENIZER_JSON
 from vocab.normalizer import is_vocab_char
 from vocab.report import evaluate_vocab, format_table, too_small_message
 from vocab.sample import HELDOUT_FRACTION, SampleError, draw_sample, pick_eval_sentences, read_sentences
 from vocab.segmenters import CHOICES as SEGMENTER_CHOICES
 from vocab.segmenters import SegmenterError, load_segmenter
-from vocab.spec import NUM_SPECIALS, tokenizer_config
-from vocab.train import MODEL_TYPES, TrainingError, train_sentencepiece
+from vocab.settings import MODEL_TYPES, SettingsError, VocabSettings, check_options
+from vocab.spec import NUM_SPECIALS, VocabError, load_tokenizer_spec, tokenizer_config
+from vocab.train import TrainingError, train_sentencepiece
 
 log = logging.getLogger("pipeline")
 
@@ -100,12 +110,13 @@ def _resolve_eval(data_dir, lang, input, eval_path) -> tuple[list[Path], str]:
 
 
 def _scan(run: StageRun, files, work: Path, seed, sample_size, hold_out, eval_sentences,
-          lower_case, strip_accents, sample_words=None) -> dict:
+          lower_case, strip_accents, sample_words=None, keep_text=False) -> dict:
     """Task 1's work: vocab/sample.py's full pass and word counts on the runner's executor."""
     try:
         return draw_sample(run.map, files, work, seed=seed, sample_size=sample_size,
                            hold_out=hold_out, eval_sentences=eval_sentences, lower_case=lower_case,
-                           strip_accents=strip_accents, sample_words=sample_words)
+                           strip_accents=strip_accents, sample_words=sample_words,
+                           **({"keep_text": True} if keep_text else {}))
     except (SampleError, SegmenterError) as exc:
         raise StageError(str(exc)) from None
 
@@ -122,73 +133,21 @@ def resolve_segmenter(lang: str, option: str | None) -> str | None:
     return name
 
 
-def _check_options(vocab_size, model_type, input_sentence_size, character_coverage, from_spm):
-    if vocab_size < NUM_SPECIALS + 100:
-        raise StageError(f"--vocab-size {vocab_size} is too small: BERT's special tokens take "
-                         f"{NUM_SPECIALS} ids; use at least {NUM_SPECIALS + 100} (typically 16000-64000)")
-    if model_type not in MODEL_TYPES:
-        raise StageError(f"--model-type {model_type!r} is not one of {', '.join(MODEL_TYPES)}")
-    if input_sentence_size < 1:
-        raise StageError("--input-sentence-size must be at least 1")
-    if not 0 < character_coverage <= 1:
-        raise StageError(f"--character-coverage {character_coverage} must be in (0, 1], e.g. 0.9999")
-    if from_spm is not None and not Path(from_spm).is_file():
-        raise StageError(f"--from-spm {from_spm} is not a file: give a sentencepiece .model file")
-
-
-@dataclass(frozen=True)
-class VocabSettings:
-    """One build's settings, checked, as every step reads them."""
-
-    vocab_size: int
-    model_type: str
-    input_sentence_size: int
-    character_coverage: float
-    seed: int
-    lower_case: bool
-    strip_accents: bool
-    from_spm: Path | None
-    segmenter: str | None   # the language's word segmenter, None for none
-
-    @property
-    def word_tokenizer(self) -> str | None:
-        """"mecab" for a vocab on MeCab words (Japanese), else None: BERT's tokens."""
-        return "mecab" if self.segmenter == "mecab" else None
-
-    @property
-    def sample_words(self) -> str | None:
-        """The words sentencepiece learns from: MeCab's, Thai's (BERT leaves a whole Thai
-        clause as one word), or BERT's (None; Chinese: BERT splits every character anyway)."""
-        return self.segmenter if self.segmenter in ("mecab", "pythainlp") else None
-
-    def options(self, lang: str, eval_path) -> dict:
-        """The manifest's options: what a rerun must match to skip the stage."""
-        options = {"lang": lang, "vocab_size": self.vocab_size, "model_type": self.model_type,
-                   "input_sentence_size": self.input_sentence_size,
-                   "character_coverage": self.character_coverage, "seed": self.seed,
-                   "lower_case": bool(self.lower_case), "strip_accents": bool(self.strip_accents),
-                   "from_spm": None if self.from_spm is None else {
-                       "path": str(self.from_spm), "sha256": file_sha256(self.from_spm)},
-                   # Only an explicit --eval is an option: test shards that appear after a
-                   # finished run must not make `pipeline run` refuse to skip this stage.
-                   "eval": None if eval_path is None else str(eval_path)}
-        if self.segmenter is not None:   # only then: other languages' manifests stay as they were
-            options["word_segmenter"] = self.segmenter
-        if self.from_spm is not None:
-            options = {k: v for k, v in options.items()
-                       if k not in ("model_type", "input_sentence_size", "character_coverage")}
-        return options
-
-
 def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
                 vocab_size=32000, model_type="bpe", input_sentence_size=DEFAULT_INPUT_SENTENCES,
                 character_coverage=0.9999, seed=12345, lower_case=False, strip_accents=False,
                 from_spm=None, eval_path=None, word_segmenter=None) -> dict:
     """Train (or convert with from_spm) the vocab of `lang`; return the summary dict."""
     lang = validate_lang(lang)
-    _check_options(vocab_size, model_type, input_sentence_size, character_coverage, from_spm)
+    try:
+        check_options(vocab_size, model_type, input_sentence_size, character_coverage, from_spm)
+    except SettingsError as exc:
+        raise StageError(str(exc)) from None
     settings = VocabSettings(vocab_size, model_type, input_sentence_size, character_coverage, seed,
                              lower_case, strip_accents, from_spm, resolve_segmenter(lang, word_segmenter))
+    if settings.bytelevel and settings.word_tokenizer:
+        raise StageError("--model-type bytelevel-bpe trains on raw text, not on MeCab words: pass "
+                         "--word-segmenter none, or use --model-type bpe or unigram for a MeCab vocab")
     if settings.word_tokenizer and strip_accents:
         raise StageError("--strip-accents does not go with MeCab words (transformers' Japanese "
                          "tokenizer keeps accents): leave it out, or pass --word-segmenter none")
@@ -203,12 +162,48 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
 
     scan_info = _scan_step(run, settings, files, eval_files, eval_source)
     _check_sample(scan_info, settings, files, input_root, eval_source)
-    train_seconds = _train_step(run, settings, out, scan_info)
-    conv_info = _convert_step(run, settings, out, has_text=bool(files))
+    if settings.bytelevel:
+        conv_info = _bytelevel_step(run, settings, out, scan_info)
+        train_seconds = conv_info["seconds"]
+    else:
+        train_seconds = _train_step(run, settings, out, scan_info)
+        conv_info = _convert_step(run, settings, out, has_text=bool(files))
     report = _report_step(run, settings, out, options, scan_info, conv_info, train_seconds)
-    outputs = [out / n for n in (SPM_MODEL, SPM_VOCAB, VOCAB_TXT, TOKENIZER_CONFIG, REPORT)
-               if (out / n).is_file()]
+    outputs = [out / n for n in (SPM_MODEL, SPM_VOCAB, VOCAB_TXT, TOKENIZER_JSON, TOKENIZER_CONFIG,
+                                 SPECIAL_TOKENS_MAP, REPORT) if (out / n).is_file()]
     return run.finish(_summary(settings, scan_info, conv_info, report, train_seconds), outputs=outputs)
+
+
+def compare_vocab(data_dir="data", lang="hu", old=None, output=None, eval_path=None, seed=12345,
+                  word_segmenter=None) -> dict:
+    """`pipeline vocab --compare OLD`: OLD (any tokenizer folder or vocab.txt) against this
+    language's finished vocab on the report's held-out sentences (the test shards or --eval);
+    prints the table and writes vocab_compare_NAME.json in the vocab folder."""
+    from vocab.compare import compare_tokenizers, format_comparison, record_name
+
+    new_dir = Path(output) if output is not None else stage_dir(data_dir, validate_lang(lang), "vocab")
+    require_stage_output(new_dir, "vocab", option="--output")
+    try:
+        old_spec, new_spec = load_tokenizer_spec(old), load_tokenizer_spec(new_dir)
+    except VocabError as exc:
+        raise StageError(f"--compare {old}: {exc}") from None
+    eval_files, source = _resolve_eval(data_dir, lang, None, eval_path)
+    if not eval_files:
+        raise StageError("--compare needs held-out text: run `pipeline shard` first (its test "
+                         "shards), or give held-out sentences with --eval PATH")
+    sentences = pick_eval_sentences(eval_files, seed)
+    try:
+        rep = compare_tokenizers(old_spec, new_spec, sentences, source=source,
+                                 segmenter=resolve_segmenter(lang, word_segmenter))
+    except SegmenterError as exc:
+        raise StageError(f"vocab --compare: {exc}") from None
+    record = new_dir / f"vocab_compare_{record_name(old_spec)}.json"
+    write_json_atomic(record, rep)
+    log.info("vocab: %s against %s on held-out sentences\n%s\n  (recorded in %s)", old_spec.folder,
+             new_spec.folder, format_comparison(rep), record)
+    if too_small_message(len(sentences)):
+        log.warning("vocab: warning: %s", too_small_message(len(sentences)))
+    return rep
 
 
 def _scan_step(run: StageRun, s: VocabSettings, files, eval_files, eval_source) -> dict:
@@ -221,7 +216,7 @@ def _scan_step(run: StageRun, s: VocabSettings, files, eval_files, eval_source) 
             info = _scan(run, files, work, s.seed, 0 if s.from_spm else s.input_sentence_size,
                          hold_out=not eval_files, eval_sentences=eval_sentences,
                          lower_case=s.lower_case, strip_accents=s.strip_accents,
-                         sample_words=s.sample_words)
+                         sample_words=s.sample_words, keep_text=s.bytelevel)
         else:
             (work / "eval.txt").write_text("".join(x + "\n" for x in eval_sentences), encoding="utf-8")
             info = {"sentences": 0, "eval_sentences": len(eval_sentences), "alphabet": None}
@@ -270,6 +265,25 @@ def _train_step(run: StageRun, s: VocabSettings, out: Path, scan_info: dict) -> 
             os.replace(model, out / SPM_MODEL)
         run.mark_done("train", {"seconds": round(time.time() - t0, 3)})
     return run.task_info("train")["seconds"]
+
+
+def _bytelevel_step(run: StageRun, s: VocabSettings, out: Path, scan_info: dict) -> dict:
+    """Tasks 2 and 3 of a byte-level BPE: tokenizers' trainer on the sample's sentences, written
+    as a transformers tokenizer folder (vocab/bytelevel.py); returns its record."""
+    if not run.task_done("train"):
+        t0 = time.time()
+        log.info("vocab: training byte-level BPE on %s sentences", f"{scan_info['sample_sentences']:,}")
+        try:
+            info = train_bytelevel_bpe(run.work_dir / "sample.txt", out, s.vocab_size,
+                                       s.lower_case, s.strip_accents)
+        except ByteLevelError as exc:
+            raise StageError(str(exc)) from None
+        run.mark_done("train", info | {"seconds": round(time.time() - t0, 3)})
+    info = run.task_info("train")
+    if info["vocab_size"] < s.vocab_size:
+        log.warning("vocab: warning: %s pieces, fewer than --vocab-size %s: the input has too "
+                    "little text for that many merges", f"{info['vocab_size']:,}", f"{s.vocab_size:,}")
+    return info
 
 
 def _convert_step(run: StageRun, s: VocabSettings, out: Path, has_text: bool) -> dict:
@@ -345,7 +359,8 @@ def _summary(s: VocabSettings, scan_info: dict, conv_info: dict, rep: dict, trai
 @click.option("--vocab-size", type=click.IntRange(min=NUM_SPECIALS + 100), default=32000,
               show_default=True, help="Lines of vocab.txt, special tokens included.")
 @click.option("--model-type", type=click.Choice(MODEL_TYPES), default="bpe", show_default=True,
-              help="sentencepiece's algorithm; either becomes a WordPiece vocab.txt.")
+              help="sentencepiece's bpe or unigram, either converted to a WordPiece vocab.txt; or "
+                   "bytelevel-bpe, a byte-level BPE tokenizer.json as RoBERTa and ModernBERT use.")
 @click.option("--input-sentence-size", type=click.IntRange(min=1), default=DEFAULT_INPUT_SENTENCES,
               show_default=True, help="Sentences in the seeded training sample.")
 @click.option("--character-coverage", type=click.FloatRange(0, 1, min_open=True),
@@ -365,11 +380,19 @@ def _summary(s: VocabSettings, scan_info: dict, conv_info: dict, rep: dict, trai
               help="Words of a script without spaces [default: the language's: ja mecab (a "
                    "vocab on MeCab words), zh jieba, th pythainlp (their words in the report "
                    "only)]; none: BERT's split, one token per CJK character.")
+@click.option("--compare", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="Measure another tokenizer (a transformers tokenizer folder or a vocab.txt) "
+                   "against this language's finished vocab on the held-out text; trains nothing.")
 @force_option
 @click.pass_obj
 def command(g, input_, output, vocab_size, model_type, input_sentence_size, character_coverage,
-            seed, lower_case, strip_accents, from_spm, eval_path, word_segmenter, force):
-    """Train a WordPiece vocab.txt (sentencepiece BPE/unigram) and report its quality."""
+            seed, lower_case, strip_accents, from_spm, eval_path, word_segmenter, compare, force):
+    """Train a WordPiece vocab.txt (sentencepiece BPE/unigram) or a byte-level BPE
+    tokenizer.json, and report its quality; or compare another tokenizer with it."""
+    if compare is not None:
+        compare_vocab(data_dir=g.data_dir, lang=g.lang, old=compare, output=output,
+                      eval_path=eval_path, seed=seed, word_segmenter=word_segmenter)
+        return
     build_vocab(**g.kwargs(), input=input_, output=output, force=force, vocab_size=vocab_size,
                 model_type=model_type, input_sentence_size=input_sentence_size,
                 character_coverage=character_coverage, seed=seed, lower_case=lower_case,

@@ -72,7 +72,7 @@ class ToyFamily(ModelFamily):
         for layer in model.layers:
             layer.compile()
 
-    def export(self, weights: dict, config, spec, folder: Path) -> int:
+    def export(self, weights: dict, config, spec, folder: Path, export_class: str | None = None) -> int:
         model = ToyForMaskedLM(config)
         if set(weights) != set(model.state_dict()):
             raise ModelFileError("the weights do not fit the toy config")
@@ -81,7 +81,7 @@ class ToyFamily(ModelFamily):
                                                         "pad_token_id": spec.pad_id}), encoding="utf-8")
         return sum(v.numel() for v in weights.values())
 
-    def card(self, no_nsp: bool) -> CardText:
+    def card(self, no_nsp: bool, export_class: str | None = None) -> CardText:
         return CardText("Toy", "ToyForMaskedLM", "masked language model only", "")
 
 

@@ -3,7 +3,9 @@
     O/checkpoints/ckpt_{step:08d}/
         model.pt           full model state_dict, Hugging Face names (rank 0)
         meta.json          {"step", "phase", "bert_config", "model_type", "max_steps",
-                            "world_size", "format_version"}
+                            "world_size", "format_version"}, and "export_class" where the
+                           run exports as another class than its family's own (--init_from
+                           of a BertModel: "BertForMaskedLM"; older checkpoints lack it)
         trainer_state.pt   optimizer, scheduler, grad scaler, loader position, step (rank 0;
                            under DeepSpeed the optimizer and scheduler live in deepspeed/)
         rng_rank{r}.pt     every rank's RNG states (torch, cuda, numpy, python)

@@ -10,7 +10,7 @@ class ConfigError(ValueError):
     """A bad flag or config file; the message says what is wrong and what to do."""
 
 
-REQUIRED = ("bert_config", "input_dir", "output_dir")
+REQUIRED = ("input_dir", "output_dir")
 
 
 def validate(args) -> None:
@@ -18,6 +18,16 @@ def validate(args) -> None:
     for key in REQUIRED:
         if not getattr(args, key):
             raise ConfigError(f"--{key} is required" + src.format(key))
+    init_from = getattr(args, "init_from", None)
+    if not args.bert_config and not init_from:
+        raise ConfigError("--bert_config (or --model_config) is required, unless --init_from gives "
+                          "the model" + src.format("bert_config"))
+    if init_from and args.bert_config:
+        raise ConfigError(f"--init_from {init_from} gives the model's architecture: leave out "
+                          f"--bert_config/--model_config {args.bert_config}")
+    if init_from and (args.phase2 or args.init_checkpoint):
+        raise ConfigError("--init_from and --phase2/--init_checkpoint both name the starting weights: "
+                          "give one (--init_from also takes a phase-1 run)")
     for key in ("train_batch_size", "gradient_accumulation_steps", "max_steps", "log_every",
                 "checkpoint_every", "keep_checkpoints", "eval_max_samples"):
         if getattr(args, key) < 1:

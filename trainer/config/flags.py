@@ -8,7 +8,7 @@ The namespace is what the user said; trainer/config/resolved.py turns it into th
 TrainConfig with every default resolved.
 
 Flag names follow NVIDIA's and gpauloski's run_pretraining.py (underscores). A relative
-`bert_config` / `deepspeed_config` / `vocab_file` in a config file is looked up beside that
+`bert_config` / `deepspeed_config` / `vocab_file` / `init_from` in a config file is looked up beside that
 file first (so shipped configs work from any directory), then in the working directory.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from trainer.config.checks import ConfigError, validate
 from trainer.models import describe, names
 
-PATH_KEYS = ("bert_config", "deepspeed_config", "vocab_file")
+PATH_KEYS = ("bert_config", "deepspeed_config", "vocab_file", "init_from")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,10 +50,18 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("model and data")
     g.add_argument("--bert_config", "--model_config", dest="bert_config",
                    help="model JSON (vocab_size, hidden_size, ...), e.g. trainer/configs/bert_base.json "
-                   "or, with --model_type modernbert, trainer/configs/modernbert_base.json")
+                   "or, with --model_type modernbert, trainer/configs/modernbert_base.json; also a "
+                   "transformers config.json (new weights of that architecture: the family from its "
+                   "model_type unless --model_type says otherwise)")
     g.add_argument("--model_type", choices=names(), default="bert", help=describe())
-    g.add_argument("--vocab_file", help="vocab.txt (or its folder) the data was encoded with; "
-                   "copied into output_dir with its case setting")
+    g.add_argument("--init_from", help="start from the weights and architecture of a transformers "
+                   "folder (*ForMaskedLM, BertForPreTraining, a bare BertModel/XLMRobertaModel: its "
+                   "missing head initialised) or of a wiki2bert run (output_dir or ckpt_* dir), with a "
+                   "fresh optimizer and schedule (docs/training.md: Continued pretraining)")
+    g.add_argument("--vocab_file", help="the tokenizer the data was encoded with: vocab.txt (or its "
+                   "folder) or a transformers tokenizer folder (tokenizer.json); copied into "
+                   "output_dir. Default with --init_from: its own. With --init_from and another "
+                   "tokenizer, the model's vocabulary is adapted to this one")
     g.add_argument("--input_dir", help="folder of HDF5 shards, searched recursively: *training* "
                    "files train, *test* files evaluate")
     g.add_argument("--output_dir", help="logs, configs and checkpoints go here")

@@ -7,25 +7,33 @@
     config = config.replace(max_steps=n)        # the budget's measured max_steps, a new config
     config.to_dict()                            # hparams.json
 
-Resolved here, before anything runs: the device and precision, the DeepSpeed batch and
-precision (trainer/runtime/ds_settings.py), compile and unpadding, the model family's objective
-(a family without a next-sentence head trains masked LM only: --no_nsp is implied), the
-evaluation batch size, the phase.
+Resolved here, before anything runs: the model family (--model_type, or --init_from's folder
+or run, or a transformers config.json's model_type: trainer/config/init_from.py), the device
+and precision, the DeepSpeed batch and precision (trainer/runtime/ds_settings.py), compile and
+unpadding, the model family's objective (a family without a next-sentence head trains masked LM
+only: --no_nsp is implied; so does --init_from of weights without one), the vocabulary
+(--init_from's own unless --vocab_file is given), the evaluation batch size, the phase.
 Checks that need the data (packed rows with NSP, sequence length against the model, a vocab
 for dynamic masking) are made by trainer/build.py before the process group exists.
 """
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
+
+from trainer.config.checks import ConfigError
+from trainer.config.init_from import open_init_source
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     # -- model and data (the flags of trainer/config/flags.py, same names) ----------------
-    bert_config: str
-    model_type: str
-    vocab_file: str | None
+    bert_config: str | None            # None with --init_from (its config.json / meta.json)
+    model_type: str                    # resolved: --model_type, or the family of --init_from's or
+                                       # of a transformers config.json's model_type
+    init_from: str | None
+    vocab_file: str | None             # resolved: --init_from's own tokenizer when not given
     input_dir: str
     output_dir: str
     # -- objective and masking
@@ -88,6 +96,32 @@ class TrainConfig:
         return d
 
 
+def resolve_model_type(args, source) -> str:
+    """The family: --init_from's (a --model_type that contradicts it is one line), else
+    --model_type when given, else a transformers config.json's model_type, else the default."""
+    from trainer.models import family_of_config
+
+    given = args.model_type if "model_type" in args.explicit else None
+    if source is not None:
+        if given is not None and given != source.model_type:
+            raise ConfigError(f"--model_type {given} contradicts --init_from {source.path}, a "
+                              f"{source.model_type} model: leave out --model_type")
+        return source.model_type
+    if given is not None:
+        return given
+    try:
+        with open(args.bert_config, encoding="utf-8") as fh:
+            d = json.load(fh)
+    except (OSError, ValueError, TypeError):
+        return args.model_type   # the model JSON's own errors come when it is read
+    if not isinstance(d, dict) or "model_type" not in d:
+        return args.model_type
+    try:
+        return family_of_config(d, f"--model_config {args.bert_config}")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 FLAG_FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig)
                     if f.name not in ("explicit", "deepspeed_settings", "speed_note"))
 
@@ -100,7 +134,8 @@ def resolve_config(args) -> TrainConfig:
     from trainer.runtime.ds_settings import deepspeed_settings
     from trainer.runtime.speed import resolve_speed_options
 
-    family = get_family(args.model_type)
+    source = open_init_source(args.init_from) if args.init_from else None
+    family = get_family(resolve_model_type(args, source))
     try:
         device = resolve_device(args.device)
     except ValueError as exc:  # e.g. --device cuda without a GPU
@@ -111,6 +146,12 @@ def resolve_config(args) -> TrainConfig:
     flags = {name: getattr(args, name) for name in FLAG_FIELDS}
     if not family.has_nsp:   # masked LM only is the family's one objective: --no_nsp is implied
         flags["no_nsp"] = True
+    flags["model_type"] = family.name
+    if source is not None:
+        if not family.exports_nsp(source.export_class):   # weights without a next-sentence head
+            flags["no_nsp"] = True
+        if not args.vocab_file and source.tokenizer is not None:
+            flags["vocab_file"] = str(source.tokenizer)
     ds = None
     if args.deepspeed:
         ds = deepspeed_settings(args, precision, device)

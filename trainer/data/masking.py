@@ -23,13 +23,9 @@ and the position, so that no generator is seeded per sample: vectorised over a w
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 
 from vocab.fast_wordpiece import splitmix64
-from vocab.spec import VocabSpec
 
 CHUNK_ROWS = 4096  # rows masked at once: bounded temporaries whatever the piece size
 _STREAM_CHOICE, _STREAM_KIND, _STREAM_PIECE = 1, 2, 3
@@ -41,33 +37,21 @@ class MaskingError(ValueError):
     give back a valid sequence; the message says which file and what to do."""
 
 
-def encode_vocab(input_dir: str | Path) -> Path | None:
-    """The vocab.txt that `pipeline encode` recorded in its manifest (in --input_dir or the
-    folder above it), if that file still exists."""
-    for folder in (Path(input_dir), Path(input_dir).parent):
-        try:
-            vocab = json.loads((folder / "manifest.json").read_text(encoding="utf-8")).get("vocab")
-        except (OSError, ValueError, AttributeError):
-            continue
-        if isinstance(vocab, str) and Path(vocab).is_file():
-            return Path(vocab)
-    return None
-
-
 def build_masker(config, seq_len: int, max_pred: int, packed: bool) -> "DynamicMasker | None":
     """The masker --masking dynamic asks for (None for static), checked before training starts;
     `packed`: rows of `encode --pack` (one [CLS], no pair's [SEP]s: more maskable tokens)."""
     if config.masking != "dynamic":
         return None
     from pipeline.encoding.hdf5_format import maskable_tokens
-    from vocab.spec import VocabError, load_vocab
+    from trainer.data.vocabulary import encode_vocab, load_spec
+    from vocab.spec import VocabError
 
     vocab = config.vocab_file or encode_vocab(config.input_dir)
     if vocab is None:
         raise MaskingError(f"--masking dynamic needs the vocab {config.input_dir} was encoded with "
                            "(to know the special tokens and the ## pieces): pass --vocab_file")
     try:
-        spec = load_vocab(vocab)
+        spec = load_spec(vocab)
     except VocabError as exc:
         raise MaskingError(str(exc)) from None
     maskable = maskable_tokens(seq_len, packed)
@@ -109,7 +93,7 @@ def position_hash(keys: np.ndarray, positions: np.ndarray) -> np.ndarray:
 class DynamicMasker:
     """Restores the original tokens of HDF5 rows and masks them anew; see the module docstring."""
 
-    def __init__(self, spec: VocabSpec, max_pred: int, seed: int, mlm_probability: float = 0.15,
+    def __init__(self, spec, max_pred: int, seed: int, mlm_probability: float = 0.15,
                  whole_word: bool = False, mask_replace_prob: float = 0.8,
                  random_replace_prob: float = 0.1):
         self.max_pred, self.seed = int(max_pred), int(seed)
@@ -117,14 +101,15 @@ class DynamicMasker:
         self.mask_id = spec.mask_id
         self.vocab_size = spec.size
         self.special = np.array([spec.is_special(t) for t in spec.tokens], dtype=bool)
-        self.continuation = np.array([t.startswith("##") for t in spec.tokens], dtype=bool)
+        self.continuation = np.array([spec.continues_word(t) for t in spec.tokens], dtype=bool)
         self.real_ids = np.flatnonzero(~self.special).astype(np.int32)
         self.not_text = self.special.copy()   # ids encode never masks ([UNK] is text it may mask)
-        self.not_text[spec.unk_id] = False
+        if spec.unk_id is not None:           # a byte-level BPE has no unknown token
+            self.not_text[spec.unk_id] = False
         n_special = int(self.special.sum())
         self.first_real = n_special if not self.special[n_special:].any() else None
         if len(self.real_ids) == 0:
-            raise MaskingError(f"{spec.vocab_file} has no word pieces besides special tokens")
+            raise MaskingError(f"{spec.folder} has no word pieces besides special tokens")
         # thresholds on a uint32 draw: below `to_mask` -> [MASK], below `to_random` -> random
         self.to_mask = np.uint64(round(mask_replace_prob * 2 ** 32))
         self.to_random = np.uint64(round((mask_replace_prob + random_replace_prob) * 2 ** 32))

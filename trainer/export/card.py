@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 CC_BY_SA = "https://creativecommons.org/licenses/by-sa/4.0/"
+KINDS = {"wordpiece": "WordPiece", "bpe": "BPE", "unigram": "Unigram", "wordlevel": "word-level"}
 
 
 def _json(path: Path) -> dict:
@@ -84,10 +85,12 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
               if "eval_nsp_loss" in ev else "")
     evals = (f"MLM loss {ev['eval_mlm_loss']:.4f} (accuracy {ev['eval_mlm_acc']:.3f}){ev_nsp} at step "
              f"{ev['step']} on {_n(ev.get('eval_instances'))} held-out instances" if ev else "none logged")
-    text = family.card(no_nsp=hp.get("no_nsp", False))
+    text = family.card(no_nsp=hp.get("no_nsp", False), export_class=meta.get("export_class"))
     arch, cls, note, heads = text.arch, text.hf_class, text.load_note, text.heads
     phase = meta.get("phase", hp.get("phase", "unknown"))
     init = f", initialised from {hp['init_checkpoint']}" if phase == 2 and hp.get("init_checkpoint") else ""
+    if hp.get("init_from"):
+        init = f", continued from {hp['init_from']}"
     lang_meta = f"language:\n- {lang}\n" if lang != "unknown" else ""
     site = f"https://{lang}.wikipedia.org" if lang != "unknown" else "https://www.wikipedia.org"
     # the table rows below must stay one line each: their contents, built here
@@ -117,7 +120,7 @@ trained with wiki2bert on the `{lang}` Wikipedia.
 | language | `{lang}` |
 | Wikipedia dump | {corpus['dump']} (date {corpus['dump_date']}) |
 | corpus | {corpus_row} |
-| vocab | {spec.size:,} WordPiece tokens, {case} |
+| vocab | {spec.size:,} {KINDS.get(spec.kind, spec.kind)} tokens, {case} |
 | training | {training_row} |
 | objective | {hp.get('objective', 'unknown')} |
 | final training loss | {losses} |

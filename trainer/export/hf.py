@@ -6,9 +6,11 @@
 OUTPUT_DIR/checkpoints/ckpt_* is taken; half-written .tmp_ckpt_* dirs are ignored) or one
 ckpt_* dir (the vocab then comes from its run dir, two levels up). The checkpoint's model
 family (its meta.json's "model_type", trainer/models/) writes the model files as transformers'
-own class: config.json and model.safetensors; this module adds vocab.txt, tokenizer_config.json
-with the vocab's case setting and a README.md model card (trainer/export/card.py), and moves
-the files in atomically. transformers' Auto classes then load the folder with no missing
+own class (or the one its meta.json's "export_class" names: a BERT started from a BertModel
+exports as BertForMaskedLM): config.json and model.safetensors; this module adds the tokenizer's
+files (vocab.txt and tokenizer_config.json with the vocab's case setting; a transformers
+tokenizer's own files) and a README.md model card (trainer/export/card.py), and moves the files
+in atomically. transformers' Auto classes then load the folder with no missing
 weights and the trainer's outputs.
 """
 from __future__ import annotations
@@ -91,16 +93,27 @@ def checkpoint_weights(ckpt: Path) -> dict:
     return sd
 
 
-def export_bytes(weights: dict, vocab_file: Path) -> int:
+def vocab_bytes(spec) -> int:
+    """The size of the vocabulary's main file (vocab.txt, or tokenizer.json)."""
+    main = getattr(spec, "vocab_file", None) or spec.folder / "tokenizer.json"
+    return Path(main).stat().st_size if Path(main).is_file() else 0
+
+
+def export_bytes(weights: dict, vocab_size_bytes: int) -> int:
     """What the export writes: the tensors (safetensors adds a small header), the vocab twice
     at most (vocab.txt, tokenizer.json), the config, tokenizer config and model card."""
     tensors = sum(v.numel() * v.element_size() + 256 for v in weights.values())
-    return tensors + 2 * Path(vocab_file).stat().st_size + (256 << 10)
+    return tensors + 2 * vocab_size_bytes + (256 << 10)
 
 
 def _write_tokenizer_files(folder: Path, spec, max_length: int) -> None:
-    from vocab.spec import tokenizer_config
+    """vocab.txt and tokenizer_config.json with its case setting, as always for a WordPiece
+    vocab.txt; a transformers tokenizer writes its own files (its save_to)."""
+    from vocab.spec import VocabSpec, tokenizer_config
 
+    if not isinstance(spec, VocabSpec):
+        spec.save_to(folder, model_max_length=max_length)
+        return
     shutil.copyfile(spec.vocab_file, folder / "vocab.txt")
     tok_cfg = tokenizer_config(spec.lower_case, spec.strip_accents, model_max_length=max_length,
                                word_tokenizer=spec.word_tokenizer)   # MeCab words (ja)
@@ -114,15 +127,16 @@ def export(checkpoint_dir, output, vocab_file=None, where: str = "--output") -> 
     from trainer.export.card import model_card
     from trainer.models import get_family
     from trainer.models.family import ModelFileError
-    from vocab.spec import VocabError, load_vocab
+    from vocab.spec import VocabError
+    from vocab.spec import load_tokenizer_spec as load_spec
 
     ckpt, run_dir = find_checkpoint(checkpoint_dir)
     if vocab_file is None:
-        if run_dir is None or not (run_dir / "vocab.txt").is_file():
-            raise ExportError(f"no vocab.txt in the run dir of {ckpt}: pass --vocab_file")
-        vocab_file = run_dir / "vocab.txt"
+        if run_dir is None or not any((run_dir / f).is_file() for f in ("vocab.txt", "tokenizer.json")):
+            raise ExportError(f"no vocab.txt (or tokenizer.json) in the run dir of {ckpt}: pass --vocab_file")
+        vocab_file = run_dir / "vocab.txt" if (run_dir / "vocab.txt").is_file() else run_dir
     try:
-        spec = load_vocab(vocab_file)
+        spec = load_spec(vocab_file)
     except VocabError as e:
         raise ExportError(str(e)) from None
     meta = read_checkpoint_meta(ckpt)
@@ -132,14 +146,14 @@ def export(checkpoint_dir, output, vocab_file=None, where: str = "--output") -> 
         raise ExportError(f"{ckpt / 'meta.json'}: {e}") from None
     config = read_model_config(family, ckpt, meta, run_dir)
     if spec.size > family.vocab_size(config):
-        raise ExportError(f"{spec.vocab_file} has {spec.size} tokens but the model's vocab_size "
+        raise ExportError(f"{vocab_file} has {spec.size} tokens but the model's vocab_size "
                           f"is {family.vocab_size(config)}: pass the vocab the model was trained with")
     weights = checkpoint_weights(ckpt)
 
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
-        check_free_space(out.parent, export_bytes(weights, spec.vocab_file), "the exported model",
+        check_free_space(out.parent, export_bytes(weights, vocab_bytes(spec)), "the exported model",
                          where=where)
     except DiskSpaceError as e:
         raise ExportError(str(e)) from None
@@ -147,7 +161,7 @@ def export(checkpoint_dir, output, vocab_file=None, where: str = "--output") -> 
     try:
         _write_tokenizer_files(tmp, spec, family.max_positions(config))
         try:
-            n_params = family.export(weights, config, spec, tmp)
+            n_params = family.export(weights, config, spec, tmp, export_class=meta.get("export_class"))
         except ModelFileError as e:
             raise ExportError(f"{ckpt / 'model.pt'}: {e}") from None
         (tmp / "README.md").write_text(model_card(run_dir, ckpt, config, spec, n_params, family),

@@ -1,24 +1,39 @@
 """The registry of model families: the one place where a `--model_type` (or a checkpoint's
-"model_type") is looked up. Everything else asks the family (trainer/models/family.py).
+"model_type", or a transformers config.json's "model_type") is looked up. Everything else asks
+the family (trainer/models/family.py).
 
     family = get_family("modernbert")      # ModelFamily; ValueError naming the families
-    names()                                # ("bert", "modernbert"), the choices of --model_type
+    names()                                # ("bert", "modernbert", ...), the choices of --model_type
+    family_of_config({"model_type": "xlm-roberta", ...}, "x/config.json")   # "xlm-roberta"
 
-A new family is one module of trainer/models/ with a `FAMILY` (a ModelFamily) and one line
-here. Modules load on first use, so that --help and the flags need neither torch nor
-transformers.
+A new family is one module of trainer/models/ with a `FAMILY` (a ModelFamily; or any name, as
+"module:NAME") and one line here (two where transformers knows it by a model_type of its own).
+Modules load on first use, so that --help and the flags need neither torch nor transformers.
 """
 from __future__ import annotations
 
 import importlib
 
-# --model_type -> (the module holding its FAMILY, --help's words)
+# --model_type -> (the module holding its FAMILY, or "module:NAME", --help's words)
 FAMILIES = {
     "bert": ("trainer.models.bert", "post-norm BERT with MLM + NSP heads (NVIDIA's recipe)"),
     "modernbert": ("trainer.models.modernbert", "transformers' ModernBERT (RoPE, GeGLU, "
-                   "local/global attention), MLM only (needs --no_nsp)"),
+                   "local/global attention), MLM only"),
+    "roberta": ("trainer.models.roberta:ROBERTA", "transformers' RoBERTa, MLM only"),
+    "xlm-roberta": ("trainer.models.roberta:XLM_ROBERTA", "transformers' XLM-RoBERTa (RoBERTa's "
+                    "network, exported as XLMRobertaForMaskedLM), MLM only"),
+    "distilbert": ("trainer.models.distilbert", "transformers' DistilBERT, MLM only"),
 }
 DEFAULT = "bert"   # also the family of checkpoints written before meta.json named one
+
+# transformers' config.json "model_type" -> the family that reads, trains and exports it
+HF_MODEL_TYPES = {
+    "bert": "bert",
+    "modernbert": "modernbert",
+    "roberta": "roberta",
+    "xlm-roberta": "xlm-roberta",
+    "distilbert": "distilbert",
+}
 
 
 def names() -> tuple[str, ...]:
@@ -36,4 +51,20 @@ def get_family(name: str | None):
     if name not in FAMILIES:
         raise ValueError(f"model type {name!r} is not one of the families "
                          f"{', '.join(FAMILIES)}")
-    return importlib.import_module(FAMILIES[name][0]).FAMILY
+    module, _, attribute = FAMILIES[name][0].partition(":")
+    return getattr(importlib.import_module(module), attribute or "FAMILY")
+
+
+def family_of_config(d: dict, source: str) -> str:
+    """The family (its --model_type) of a transformers config.json's keys `d`; ValueError
+    naming the architecture and the families when none covers it."""
+    model_type = d.get("model_type") if isinstance(d, dict) else None
+    if model_type in HF_MODEL_TYPES:
+        return HF_MODEL_TYPES[model_type]
+    arch = d.get("architectures") if isinstance(d, dict) else None
+    what = f"model_type {model_type!r}" if model_type else "no model_type"
+    if isinstance(arch, list) and arch:
+        what += f" ({', '.join(map(str, arch))})"
+    raise ValueError(f"{source}: {what} is not an architecture the trainer has a family for; "
+                     f"the families are {', '.join(FAMILIES)} (transformers' model_type "
+                     f"{', '.join(HF_MODEL_TYPES)})")

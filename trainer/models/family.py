@@ -4,8 +4,16 @@ model card ask, so that none of them compares model-type strings (trainer/models
 
     family = get_family("modernbert")
     config = family.read_config_file("trainer/configs/modernbert_tiny.json")
+    config = family.with_vocab(config, spec)           # the tokenizer's special ids (pad ...)
     model = family.build(config, unpad=False, nsp=False)
     n_params = family.export(weights, config, vocab_spec, folder)   # a transformers folder
+
+Starting from existing weights (--init_from: trainer/start.py) asks three more things: the
+prefix a bare encoder's parameter names lack (`base_prefix`: BertModel's files say
+"embeddings.*", BertForPreTraining's "bert.embeddings.*"), the parameters with a row per token
+(`vocab_rows`, which a new vocabulary resizes: trainer/models/vocab_transfer.py), and the
+transformers class a run from a given architecture exports as (`export_class`: a BERT from a
+BertModel folder comes back as BertForMaskedLM).
 
 A family's model takes the trainer's batch (input_ids, segment_ids, input_mask,
 masked_lm_positions, masked_lm_labels, next_sentence_labels; `unpadded` where the family unpads)
@@ -13,6 +21,7 @@ and returns trainer.models.output.PretrainingOutput.
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 from dataclasses import dataclass
@@ -41,6 +50,8 @@ class ModelFamily:
     has_nsp: bool                # a next-sentence head (the 2019 objective)
     unpads: bool                 # takes unpadded batches (trainer/data/unpadding.py)
     named_in_objective: bool = True   # the objective line names the family (not for the default)
+    base_prefix: str = ""        # the encoder's module in the parameter names ("bert")
+    vocab_rows: tuple[str, ...] = ()  # parameters with one row per token (embeddings, decoder, bias)
 
     # -- config ---------------------------------------------------------------------------
     def read_config(self, d: dict, source: str):
@@ -62,6 +73,36 @@ class ModelFamily:
     def vocab_size(self, config) -> int:
         return config.vocab_size
 
+    def special_ids(self, spec) -> dict:
+        """The config's keys that hold the tokenizer's special ids, with `spec`'s values
+        ({"pad_token_id": 1, ...}); {} where the network keeps none."""
+        return {}
+
+    def with_vocab(self, config, spec, size: int | None = None):
+        """A copy of `config` for the tokenizer `spec`: its special ids (special_ids) and, for a
+        new vocabulary on an existing model, `size` rows (vocab_size)."""
+        config = copy.deepcopy(config)
+        changes = self.special_ids(spec) if spec is not None else {}
+        if size is not None:
+            changes["vocab_size"] = size
+        for key, value in changes.items():
+            setattr(config, key, value)
+        return config
+
+    def move_rows(self, state: dict, old_config, new_config) -> dict:
+        """Weights of a model of `old_config` for `new_config`, whose special ids may differ
+        (RoBERTa counts positions from its padding id); the token rows are vocab_transfer's."""
+        return state
+
+    def export_class(self, architecture: str | None) -> str | None:
+        """The transformers class a run started from weights of `architecture` (a folder's
+        config.json "architectures") exports as; None: the family's own, as from random weights."""
+        return None
+
+    def exports_nsp(self, export_class: str | None) -> bool:
+        """Whether that export has a next-sentence head (which such a run may then train)."""
+        return self.has_nsp
+
     # -- model ----------------------------------------------------------------------------
     def build(self, config, *, unpad: bool, nsp: bool):
         """A model with random weights (seeded by the caller); `nsp` False: MLM only."""
@@ -72,13 +113,14 @@ class ModelFamily:
         raise NotImplementedError
 
     # -- export ---------------------------------------------------------------------------
-    def export(self, weights: dict, config, spec, folder: Path) -> int:
+    def export(self, weights: dict, config, spec, folder: Path, export_class: str | None = None) -> int:
         """Write the transformers model files (config.json, model.safetensors, and whatever its
-        tokenizer needs beyond vocab.txt + tokenizer_config.json) into `folder` from a
-        checkpoint's `weights`; returns the parameter count. ModelFileError when they do not fit."""
+        tokenizer needs beyond the files export wrote) into `folder` from a checkpoint's
+        `weights`, as `export_class` (None: the family's own); returns the parameter count.
+        ModelFileError when they do not fit."""
         raise NotImplementedError
 
-    def card(self, no_nsp: bool) -> CardText:
+    def card(self, no_nsp: bool, export_class: str | None = None) -> CardText:
         raise NotImplementedError
 
 
@@ -129,3 +171,46 @@ def save_safetensors(state: dict, path: Path) -> None:
         if fault is exc:
             raise
         raise fault from None
+
+
+def read_hf_config(config_cls, d: dict, source: str, required: tuple[str, ...], what: str,
+                   example: str, defaults: dict | None = None):
+    """A transformers config of class `config_cls` from a model JSON's (or a transformers
+    config.json's) keys: the `required` ones integers >= 1, heads dividing the width; the
+    class's own attribute names (hidden_size for DistilBERT's dim) read as it reads them."""
+    d = {getattr(config_cls, "attribute_map", {}).get(k, k): v for k, v in d.items()} if isinstance(d, dict) else d
+    require_keys(d, required, source, what, example)
+    for k in required:
+        if not isinstance(d[k], int) or isinstance(d[k], bool) or d[k] < 1:
+            raise ValueError(f"{source}: {k} must be an integer >= 1, got {d[k]!r}")
+    keys = {k: v for k, v in d.items() if not k.startswith("_")
+            and k not in ("architectures", "model_type", "transformers_version")}
+    config = config_cls(**{**(defaults or {}), **keys})
+    width, heads = config.hidden_size, config.num_attention_heads
+    if width % heads:
+        raise ValueError(f"{source}: the width {width} is not a multiple of the {heads} heads")
+    return config
+
+
+def save_hf_model(model_cls, config, weights: dict, folder: Path, display_name: str) -> int:
+    """transformers' own save_pretrained of `model_cls` holding the checkpoint's `weights`
+    (config.json + model.safetensors, tied weights stored once); returns the parameter count."""
+    model = model_cls(config)
+    problems = state_dict_mismatch(model.state_dict(), weights)
+    if problems:
+        raise ModelFileError(f"the weights do not fit the {display_name} config ({problems})")
+    model.load_state_dict(weights, strict=False)
+    model.tie_weights()
+    model.save_pretrained(folder, safe_serialization=True)
+    return sum(p.numel() for p in model.parameters())
+
+
+def write_tokenizer_json(folder: Path, spec) -> None:
+    """tokenizer.json beside a WordPiece vocab.txt (BertTokenizerFast's), which transformers 5's
+    AutoTokenizer wants for a model type other than BERT's; nothing where the tokenizer files
+    already hold one, or for MeCab words (ja: tokenizer_config.json names their tokenizer)."""
+    if (folder / "tokenizer.json").exists() or getattr(spec, "word_tokenizer", None) is not None:
+        return
+    from transformers import BertTokenizerFast
+
+    BertTokenizerFast.from_pretrained(folder).backend_tokenizer.save(str(folder / "tokenizer.json"))

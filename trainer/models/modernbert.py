@@ -24,7 +24,7 @@ from pathlib import Path
 
 from transformers import ModernBertConfig, ModernBertForMaskedLM
 
-from trainer.models.family import CardText, ModelFamily, ModelFileError, require_keys, state_dict_mismatch
+from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model, write_tokenizer_json
 from trainer.models.heads import masked_lm_loss, masked_slots
 from trainer.models.output import PretrainingOutput
 
@@ -65,21 +65,19 @@ class ModernBertFamily(ModelFamily):
     example_config = "trainer/configs/modernbert_base.json"
     has_nsp = False
     unpads = False   # transformers' ModernBERT has no unpadding of its own
+    base_prefix = "model"
+    vocab_rows = ("model.embeddings.tok_embeddings.weight", "decoder.weight", "decoder.bias")
 
     def read_config(self, d: dict, source: str) -> ModernBertConfig:
-        require_keys(d, REQUIRED_KEYS, source, "a ModernBERT config", self.example_config)
-        for k in REQUIRED_KEYS:
-            if not isinstance(d[k], int) or isinstance(d[k], bool) or d[k] < 1:
-                raise ValueError(f"{source}: {k} must be an integer >= 1, got {d[k]!r}")
-        if d["hidden_size"] % d["num_attention_heads"]:
-            raise ValueError(f"{source}: hidden_size {d['hidden_size']} is not a multiple of "
-                             f"num_attention_heads {d['num_attention_heads']}")
-        keys = {k: v for k, v in d.items() if not k.startswith("_")
-                and k not in ("architectures", "model_type", "transformers_version")}
-        config = ModernBertConfig(**{**TOKEN_IDS, **keys})
+        config = read_hf_config(ModernBertConfig, d, source, REQUIRED_KEYS, "a ModernBERT config",
+                                self.example_config, defaults=TOKEN_IDS)
         config.architectures = ["ModernBertForMaskedLM"]
         config.sparse_prediction = False
         return config
+
+    def special_ids(self, spec) -> dict:
+        return {"pad_token_id": spec.pad_id, "cls_token_id": spec.cls_id, "bos_token_id": spec.cls_id,
+                "sep_token_id": spec.sep_id, "eos_token_id": spec.sep_id}
 
     def build(self, config, *, unpad: bool, nsp: bool):
         return ModernBertForPreTraining(config)
@@ -87,26 +85,15 @@ class ModernBertFamily(ModelFamily):
     def compile(self, model) -> None:
         model.compile_layers()
 
-    def export(self, weights: dict, config, spec, folder: Path) -> int:
+    def export(self, weights: dict, config, spec, folder: Path, export_class: str | None = None) -> int:
         """transformers' own save_pretrained (config.json + model.safetensors, the decoder tied to
         the embeddings), the vocab's special ids, and tokenizer.json beside vocab.txt."""
-        config.pad_token_id = spec.pad_id   # the vocab's special tokens (the trainer assumed Google's)
-        config.cls_token_id = config.bos_token_id = spec.cls_id
-        config.sep_token_id = config.eos_token_id = spec.sep_id
-        model = ModernBertForMaskedLM(config)
-        problems = state_dict_mismatch(model.state_dict(), weights)
-        if problems:
-            raise ModelFileError(f"the weights do not fit the ModernBERT config ({problems})")
-        model.load_state_dict(weights, strict=False)
-        model.tie_weights()
-        model.save_pretrained(folder, safe_serialization=True)
-        if spec.word_tokenizer is None:   # a MeCab vocab (ja) loads through tokenizer_config.json
-            from transformers import BertTokenizerFast
+        config = self.with_vocab(config, spec)   # the vocab's special ids (the trainer assumed Google's)
+        n_params = save_hf_model(ModernBertForMaskedLM, config, weights, folder, self.display_name)
+        write_tokenizer_json(folder, spec)
+        return n_params
 
-            BertTokenizerFast.from_pretrained(folder).backend_tokenizer.save(str(folder / "tokenizer.json"))
-        return sum(p.numel() for p in model.parameters())
-
-    def card(self, no_nsp: bool) -> CardText:
+    def card(self, no_nsp: bool, export_class: str | None = None) -> CardText:
         return CardText("ModernBERT", "ModernBertForMaskedLM", "masked language model only", "")
 
 

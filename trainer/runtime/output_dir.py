@@ -36,17 +36,22 @@ def prepare_output_dir(config, is_main: bool):
 
 
 def copy_vocab(vocab_file: str | None, bert_vocab_size: int, out: Path, write: bool) -> int | None:
-    """Check the vocab against the model; copy it and its case setting into output_dir."""
+    """Check the vocab against the model; copy it into output_dir: a vocab.txt and its case
+    setting, or a tokenizer folder's files (its save_to: tokenizer.json, tokenizer_config.json)."""
     if not vocab_file:
         log.warning("no --vocab_file: output_dir gets no vocab.txt (export will need --vocab_file)")
         return None
-    from vocab.spec import TOKENIZER_CONFIG, load_vocab, read_case_setting, tokenizer_config
+    from trainer.data.vocabulary import load_spec
+    from vocab.spec import TOKENIZER_CONFIG, VocabSpec, read_case_setting, tokenizer_config
 
-    spec = load_vocab(vocab_file)
+    spec = load_spec(vocab_file)
     if spec.size > bert_vocab_size:
-        raise TrainError(f"--vocab_file {spec.vocab_file} has {spec.size} tokens but the model's "
-                         f"vocab_size is {bert_vocab_size}: set vocab_size >= {spec.size} in --bert_config")
-    if write:
+        where = getattr(spec, "vocab_file", spec.folder)
+        raise TrainError(f"--vocab_file {where} has {spec.size} tokens but the model's vocab_size is "
+                         f"{bert_vocab_size}: set vocab_size >= {spec.size} in --bert_config")
+    if write and not isinstance(spec, VocabSpec):
+        spec.save_to(out)
+    elif write:
         shutil.copyfile(spec.vocab_file, out / "vocab.txt")
         cfg = spec.vocab_file.parent / TOKENIZER_CONFIG
         if cfg.is_file():

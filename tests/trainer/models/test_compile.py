@@ -39,3 +39,25 @@ def test_compiled_runs_give_the_eager_losses(tiny_shards, tmp_path):
     eager = torch.load(tmp_path / "eager" / ckpt, weights_only=True)
     compiled = torch.load(tmp_path / "compiled" / ckpt, weights_only=True)
     assert list(compiled) == list(eager)            # no "_orig_mod." in the names
+
+
+@pytest.mark.parametrize("saved", ["RobertaForMaskedLM", "DistilBertForMaskedLM"])
+def test_a_transformers_family_compiled_gives_the_eager_losses(saved, tmp_path):
+    """The families over transformers' networks compile their layers in place too (--init_from a
+    tiny folder: its dropout is 0)."""
+    from tests.helpers.pretrained_models import MODELS, save_model, tokenizer_folder, write_tokenized_shards
+    from tests.trainer.models.test_families import init_args
+
+    tok = tokenizer_folder(tmp_path, MODELS[saved][0])
+    model_dir = save_model(tmp_path / "model", saved, tok)
+    data = write_tokenized_shards(tmp_path / "data", tok)
+    losses = {}
+    for name, compiled in (("eager", False), ("compiled", True)):
+        out = tmp_path / name
+        argv = init_args(data, model_dir, out, max_steps=3, checkpoint_every=3)
+        assert main([*argv, "--torch_compile" if compiled else "--no-torch_compile"]) == 0
+        losses[name] = [r["loss"] for r in read_log(out) if "loss" in r]
+    assert len(losses["eager"]) == 3 and losses["compiled"] == pytest.approx(losses["eager"], abs=1e-4)
+    ckpt = "checkpoints/ckpt_00000003/model.pt"
+    assert list(torch.load(tmp_path / "compiled" / ckpt, weights_only=True)) == \
+        list(torch.load(tmp_path / "eager" / ckpt, weights_only=True))

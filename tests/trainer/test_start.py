@@ -1,0 +1,83 @@
+"""Where a run starts (trainer/start.py, trainer/config/init_from.py): each mistake is one `Error:`
+line before anything is written: a folder that holds no model, an architecture no family covers
+(as --init_from and as --model_config), a --model_type that contradicts --init_from, a model and
+data of different tokenizers (with the remedy: --vocab_file NEW adapts the vocabulary), a
+--vocab_file that is not the data's, a tokenizer folder without a fast tokenizer."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers.pretrained_models import save_model, tokenizer_folder, write_tokenized_shards
+from tests.helpers.trainer_cli import base_args
+from tests.trainer.models.test_families import init_args
+from trainer.run_pretraining import main
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+pytest.importorskip("transformers")
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """Tokenizers, an XLM-R folder of the Unigram one, data of each tokenizer."""
+    root = tmp_path_factory.mktemp("made")
+    unigram, wordpiece = tokenizer_folder(root, "unigram"), tokenizer_folder(root, "wordpiece")
+    return {"unigram": unigram, "wordpiece": wordpiece,
+            "xlmr": save_model(root / "xlmr", "XLMRobertaForMaskedLM", unigram),
+            "data_unigram": write_tokenized_shards(root / "d1", unigram),
+            "data_wordpiece": write_tokenized_shards(root / "d2", wordpiece)}
+
+
+def one_error(capsys, argv, *expected):
+    capsys.readouterr()
+    assert main(list(map(str, argv))) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("Error: "), err
+    for words in expected:
+        assert words in err[0], err[0]
+    return err[0]
+
+
+def test_a_folder_that_holds_no_model(made, tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    one_error(capsys, init_args(made["data_unigram"], empty, tmp_path / "o"), "holds no model",
+              "a transformers model folder", "a wiki2bert run")
+    one_error(capsys, init_args(made["data_unigram"], made["unigram"], tmp_path / "o"), "holds no model")
+    one_error(capsys, init_args(made["data_unigram"], tmp_path / "nowhere", tmp_path / "o"), "does not exist")
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_architecture_no_family_covers(made, tmp_path, capsys):
+    gpt2 = tmp_path / "gpt2"
+    gpt2.mkdir()
+    (gpt2 / "config.json").write_text(json.dumps({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
+                                                  "vocab_size": 50, "n_embd": 16}))
+    (gpt2 / "model.safetensors").write_bytes(b"")
+    for argv in (init_args(made["data_unigram"], gpt2, tmp_path / "o"),
+                 base_args(made["data_unigram"], gpt2 / "config.json", tmp_path / "o")):
+        one_error(capsys, argv, "model_type 'gpt2' (GPT2LMHeadModel)", "bert, modernbert, roberta, "
+                  "xlm-roberta, distilbert")
+
+
+def test_a_model_type_that_contradicts_init_from(made, tmp_path, capsys):
+    one_error(capsys, init_args(made["data_unigram"], made["xlmr"], tmp_path / "o", model_type="bert"),
+              "--model_type bert contradicts", "xlm-roberta model")
+
+
+def test_a_model_and_data_of_different_tokenizers(made, tmp_path, capsys):
+    one_error(capsys, init_args(made["data_wordpiece"], made["xlmr"], tmp_path / "o"),
+              "was encoded with the tokenizer", "not with --init_from", "--vocab_file NEW",
+              "adapt the vocabulary")
+    one_error(capsys, init_args(made["data_wordpiece"], made["xlmr"], tmp_path / "o", vocab_file=made["unigram"]),
+              f"--vocab_file {made['unigram']} is not the tokenizer")
+
+
+def test_a_tokenizer_folder_without_a_fast_tokenizer(made, tmp_path, capsys):
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "XLMRobertaTokenizer"}))
+    (slow / "sentencepiece.bpe.model").write_bytes(b"not a sentencepiece model")
+    one_error(capsys, init_args(made["data_unigram"], made["xlmr"], tmp_path / "o", vocab_file=slow),
+              str(slow), "tokenizer.json")

@@ -1,0 +1,87 @@
+"""The DistilBERT family (`--model_type distilbert`): transformers' DistilBertForMaskedLM behind the
+trainer's batch, masked LM only (a student's distillation losses are not the trainer's job:
+this continues a DistilBERT's masked-LM training, or trains one of its shape from scratch).
+
+    family = FAMILY
+    config = family.read_config_file("distilbert/config.json")    # DistilBertConfig (dim, n_layers ...)
+    model = family.build(config, unpad=False, nsp=False)
+    out = model(**batch)    # input_ids, input_mask, masked_lm_positions, masked_lm_labels, ...
+
+The parameter names are transformers' own, so an export is its save_pretrained. Only the forward
+differs: the head (vocab_transform, activation, vocab_layer_norm) and the vocab-sized projector
+run on the hidden states at the masked slots only, the loss in fp32 (trainer/models/heads.py).
+Attention is transformers' SDPA path; no unpadding of its own, no next-sentence head, no token
+types (the segment ids are not used). Positions are 0..L-1, whatever the padding.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from transformers import DistilBertConfig, DistilBertForMaskedLM
+
+from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model, write_tokenizer_json
+from trainer.models.heads import masked_lm_loss, masked_slots
+from trainer.models.output import PretrainingOutput
+
+REQUIRED_KEYS = ("vocab_size", "dim", "n_layers", "n_heads", "hidden_dim", "max_position_embeddings")
+
+
+class DistilBertForPreTraining(DistilBertForMaskedLM):
+    """DistilBertForMaskedLM with the trainer's forward (see the module docstring)."""
+
+    def compile_layers(self, **options) -> None:
+        """torch.compile each transformer block in place; parameter names do not change."""
+        for layer in self.distilbert.transformer.layer:
+            layer.compile(**options)
+
+    def forward(self, input_ids, input_mask, masked_lm_positions, masked_lm_labels=None,
+                segment_ids=None, next_sentence_labels=None, **_unused) -> PretrainingOutput:
+        seq = self.distilbert(input_ids=input_ids, attention_mask=input_mask.long()).last_hidden_state
+        hidden = self.activation(self.vocab_transform(masked_slots(seq, masked_lm_positions)))
+        slot_logits = self.vocab_projector(self.vocab_layer_norm(hidden))
+        labels, mlm_loss = masked_lm_loss(slot_logits, masked_lm_labels)
+        return PretrainingOutput(loss=mlm_loss, mlm_loss=mlm_loss, nsp_loss=None,
+                                 slot_logits=slot_logits, slot_labels=labels, nsp_logits=None)
+
+    def num_parameters(self, *args, **kwargs) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+
+class DistilBertFamily(ModelFamily):
+    name = "distilbert"
+    display_name = "DistilBERT"
+    example_config = "a transformers config.json of model_type distilbert"
+    has_nsp = False
+    unpads = False   # transformers' DistilBERT has no unpadding of its own
+    base_prefix = "distilbert"
+    vocab_rows = ("distilbert.embeddings.word_embeddings.weight", "vocab_projector.weight",
+                  "vocab_projector.bias")
+
+    def read_config(self, d: dict, source: str) -> DistilBertConfig:
+        config = read_hf_config(DistilBertConfig, d, source, REQUIRED_KEYS, "a DistilBERT config",
+                                self.example_config)
+        config.architectures = ["DistilBertForMaskedLM"]
+        return config
+
+    def special_ids(self, spec) -> dict:
+        return {"pad_token_id": spec.pad_id}
+
+    def build(self, config, *, unpad: bool, nsp: bool):
+        config._attn_implementation = "sdpa"
+        return DistilBertForPreTraining(config)
+
+    def compile(self, model) -> None:
+        model.compile_layers()
+
+    def export(self, weights: dict, config, spec, folder: Path, export_class: str | None = None) -> int:
+        """transformers' own save_pretrained, the tokenizer's pad id, tokenizer.json."""
+        n_params = save_hf_model(DistilBertForMaskedLM, self.with_vocab(config, spec), weights, folder,
+                                 self.display_name)
+        write_tokenizer_json(folder, spec)
+        return n_params
+
+    def card(self, no_nsp: bool, export_class: str | None = None) -> CardText:
+        return CardText("DistilBERT", "DistilBertForMaskedLM", "masked language model only", "")
+
+
+FAMILY = DistilBertFamily()

@@ -1,0 +1,132 @@
+"""Where a run's model starts: its config, its tokenizer checked against the data's, and its first
+weights (random, or --init_from's, a new vocabulary's rows transferred). trainer/build.py asks.
+
+    start = plan_start(config, family)          # before the process group: one TrainError each
+    start.model_config, start.spec, start.export_class
+    check_data_tokenizer(config, start, shards) # the data was encoded with the run's tokenizer
+    load_init_weights(model, family, start, seed)   # --init_from's weights into the built model
+
+- The config: the model JSON (--model_config), or --init_from's (a transformers config.json, a
+  run's meta.json), with the run tokenizer's special ids (family.with_vocab: RoBERTa's pad id).
+- The tokenizer: --vocab_file (a vocab.txt or a tokenizer folder), by default --init_from's own.
+  When --vocab_file is another tokenizer than --init_from's (their fingerprints differ), the
+  model's vocabulary is adapted to it: vocab_size becomes its size, and the token rows are made by
+  trainer/models/vocab_transfer.py. A vocabulary larger than the model's rows, or data encoded
+  with another tokenizer than the run's, is one line.
+- The weights: --init_from's, read safely (trainer/models/loading.py), under the model's names,
+  and one line saying what was loaded, initialised fresh and left out.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from trainer.config.init_from import InitSource, open_init_source
+from trainer.data.vocabulary import data_tokenizer, load_spec
+from trainer.errors import TrainError
+
+log = logging.getLogger("trainer")
+
+
+@dataclass(frozen=True)
+class Start:
+    model_config: object               # the family's config the model is built from
+    spec: object | None                # the run's tokenizer (VocabSpec / TokenizerSpec)
+    source: InitSource | None = None   # --init_from
+    source_config: object | None = None   # --init_from's config, before the run's tokenizer
+    old_spec: object | None = None     # --init_from's tokenizer, when the vocabulary is adapted
+    export_class: str | None = None    # the transformers class the run exports as (None: the family's)
+
+
+def plan_start(config, family) -> Start:
+    """The model config and the tokenizers of the run (see the module docstring)."""
+    from vocab.spec import VocabError
+
+    source = open_init_source(config.init_from) if config.init_from else None
+    try:
+        if source is None:
+            model_config = family.read_config_file(config.bert_config)
+        else:
+            model_config = family.read_config(source.config, source=f"--init_from {source.path}")
+    except ValueError as exc:
+        raise TrainError(str(exc)) from None
+    try:
+        spec = load_spec(config.vocab_file) if config.vocab_file else None
+        own = None
+        if source is not None and source.tokenizer is not None:
+            same = config.vocab_file and str(source.tokenizer) == str(config.vocab_file)
+            own = spec if same else load_spec(source.tokenizer)
+    except VocabError as exc:
+        raise TrainError(str(exc)) from None
+    if source is None:
+        return Start(_for_tokenizer(config, family, model_config, spec), spec)
+    if spec is not None and own is None:
+        log.warning("--init_from %s holds no tokenizer: --vocab_file %s is taken as the model's own",
+                    source.path, config.vocab_file)
+    adapt = spec is not None and own is not None and spec.fingerprint != own.fingerprint
+    if adapt:
+        new_config = family.with_vocab(model_config, spec, size=spec.size)
+    else:
+        new_config = _for_tokenizer(config, family, model_config, spec, source)
+    return Start(new_config, spec, source, model_config, own if adapt else None, source.export_class)
+
+
+def _for_tokenizer(config, family, model_config, spec, source: InitSource | None = None):
+    """The config with the tokenizer's special ids; a tokenizer larger than its rows is one line."""
+    if spec is None:
+        return model_config
+    rows = family.vocab_size(model_config)
+    if spec.size > rows:
+        if source is None:
+            raise TrainError(f"--vocab_file {config.vocab_file} has {spec.size} tokens but the model's "
+                             f"vocab_size is {rows}: set vocab_size >= {spec.size} in --bert_config")
+        raise TrainError(f"--vocab_file {config.vocab_file} has {spec.size} tokens but --init_from "
+                         f"{source.path}'s model has {rows} rows (vocab_size): pass the model's own "
+                         "tokenizer, or put it in the model's folder to adapt the vocabulary to this one")
+    return family.with_vocab(model_config, spec)
+
+
+def check_data_tokenizer(config, start: Start, shards) -> None:
+    """One line when --input_dir was encoded with another tokenizer than the run's."""
+    data = data_tokenizer(config.input_dir, shards.train[0].path if shards.train else None)
+    spec = start.spec
+    if data is None or spec is None or data.fingerprint == spec.fingerprint:
+        return
+    fps = f"fingerprints {data.fingerprint[:12]} and {spec.fingerprint[:12]}"
+    source = start.source
+    if source is not None and "vocab_file" not in config.explicit:
+        raise TrainError(f"--input_dir {config.input_dir} was encoded with {data.where}, not with "
+                         f"--init_from {source.path}'s own tokenizer ({fps}): encode the data with "
+                         f"it (pipeline encode --tokenizer {source.tokenizer}), or pass --vocab_file "
+                         "NEW (the data's tokenizer) to adapt the vocabulary")
+    raise TrainError(f"--vocab_file {config.vocab_file} is not the tokenizer --input_dir "
+                     f"{config.input_dir} was encoded with ({data.where}; {fps}): pass the data's "
+                     "tokenizer as --vocab_file, or encode the data with this one")
+
+
+def load_init_weights(model, family, start: Start, seed: int) -> None:
+    """--init_from's weights into `model` (built from start.model_config, randomly initialised):
+    a new vocabulary's rows transferred, what was loaded, fresh and left out logged."""
+    from trainer.checkpoint.files import load_file
+    from trainer.checkpoint.layout import CheckpointError
+    from trainer.models.family import ModelFileError
+    from trainer.models.loading import as_model_names, fit_weights, read_weight_files
+    from trainer.models.vocab_transfer import plan_transfer, transfer_rows
+
+    source = start.source
+    try:
+        if source.is_run:   # a wiki2bert checkpoint: tensors only (weights_only)
+            state = load_file(source.weight_files[0])
+        else:
+            state = read_weight_files(source.weight_files)
+        state = as_model_names(state, model, family.base_prefix)
+        if start.old_spec is not None:
+            plan = plan_transfer(start.old_spec, start.spec)
+            state = transfer_rows(state, family.vocab_rows, plan, seed)
+            log.info("vocabulary adapted from --init_from's %s tokenizer to --vocab_file's %s: %s",
+                     start.old_spec.kind, start.spec.kind, plan.summary())
+        state = family.move_rows(state, start.source_config, start.model_config)
+        report = fit_weights(model, state)
+    except (ModelFileError, CheckpointError) as exc:
+        raise TrainError(f"--init_from {source.path}: {exc}") from None
+    log.info("init_from %s: %s; a fresh optimizer and schedule", source.describe(), report.line())
