@@ -72,7 +72,7 @@ def build_model(config, family, start, env, init_weights: bool):
     torch.manual_seed(config.seed)
     model = family.build(start.model_config, unpad=config.unpad, nsp=not config.no_nsp)
     if init_weights and start.source is not None:
-        load_init_weights(model, family, start, config.seed)
+        load_init_weights(model, family, start, config.seed, config.new_token_init)
     elif init_weights:
         try:
             src = load_model_weights(model, config.init_checkpoint)

@@ -104,7 +104,7 @@ def check_data_tokenizer(config, start: Start, shards) -> None:
                      "tokenizer as --vocab_file, or encode the data with this one")
 
 
-def load_init_weights(model, family, start: Start, seed: int) -> None:
+def load_init_weights(model, family, start: Start, seed: int, new_token_init: str = "pieces") -> None:
     """--init_from's weights into `model` (built from start.model_config, randomly initialised):
     a new vocabulary's rows transferred, what was loaded, fresh and left out logged."""
     from trainer.checkpoint.files import load_file
@@ -121,7 +121,7 @@ def load_init_weights(model, family, start: Start, seed: int) -> None:
             state = read_weight_files(source.weight_files)
         state = as_model_names(state, model, family.base_prefix)
         if start.old_spec is not None:
-            plan = plan_transfer(start.old_spec, start.spec)
+            plan = plan_transfer(start.old_spec, start.spec, pieces=new_token_init == "pieces")
             state = transfer_rows(state, family.vocab_rows, plan, seed)
             log.info("vocabulary adapted from --init_from's %s tokenizer to --vocab_file's %s: %s",
                      start.old_spec.kind, start.spec.kind, plan.summary())

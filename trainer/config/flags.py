@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "folder (*ForMaskedLM, BertForPreTraining, a bare BertModel/XLMRobertaModel: its "
                    "missing head initialised) or of a wiki2bert run (output_dir or ckpt_* dir), with a "
                    "fresh optimizer and schedule (docs/training.md: Continued pretraining)")
+    g.add_argument("--new_token_init", choices=("pieces", "random"), default="pieces",
+                   help="with --init_from and another --vocab_file: a token the old vocabulary lacks "
+                        "starts as the mean of its old pieces' rows (pieces) or at random (random, "
+                        "the ablation); shared tokens keep their rows either way")
     g.add_argument("--vocab_file", help="the tokenizer the data was encoded with: vocab.txt (or its "
                    "folder) or a transformers tokenizer folder (tokenizer.json); copied into "
                    "output_dir. Default with --init_from: its own. With --init_from and another "

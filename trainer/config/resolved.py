@@ -33,6 +33,7 @@ class TrainConfig:
     model_type: str                    # resolved: --model_type, or the family of --init_from's or
                                        # of a transformers config.json's model_type
     init_from: str | None
+    new_token_init: str                # a new vocabulary's new rows: "pieces" (mean) or "random"
     vocab_file: str | None             # resolved: --init_from's own tokenizer when not given
     input_dir: str
     output_dir: str

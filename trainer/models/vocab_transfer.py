@@ -116,8 +116,9 @@ class TransferPlan:
                 f"one, {len(self.pieces)} initialised as the mean of their old pieces{rest}")
 
 
-def plan_transfer(old, new) -> TransferPlan:
-    """Which old rows each token of `new` starts from (see the module docstring)."""
+def plan_transfer(old, new, pieces: bool = True) -> TransferPlan:
+    """Which old rows each token of `new` starts from (see the module docstring); without
+    `pieces` a token the old vocabulary lacks starts random (the ablation of the mean)."""
     o_start, o_cont = _marks(old)
     n_start, n_cont = _marks(new)
     old_roles = {role: i for i, role in _roles(old).items()}
@@ -151,12 +152,13 @@ def plan_transfer(old, new) -> TransferPlan:
         if key in table:
             plan.kept.append((j, table[key]))
             continue
-        found = _pieces(norm(key[0]), key[1], table, longest)
+        found = _pieces(norm(key[0]), key[1], table, longest) if pieces else []
         if found:
             plan.pieces.append((j, found))
         else:
             plan.unmatched.append(j)
-            plan.why["no piece of the old vocabulary spells them"] += 1
+            plan.why["no piece of the old vocabulary spells them" if pieces
+                     else "--new_token_init random"] += 1
     return plan
 
 

@@ -79,6 +79,15 @@ def test_shared_rows_are_kept_bit_for_bit_and_new_ones_are_their_pieces_mean(spe
     torch.testing.assert_close(out["bias"][q], bias.mean())
 
 
+def test_random_new_rows_keep_the_shared_ones(specs):
+    """--new_token_init random (the ablation): shared rows kept, every other token random."""
+    old, new = specs
+    mean, rand = plan_transfer(old, new), plan_transfer(old, new, pieces=False)
+    assert rand.kept == mean.kept and rand.pieces == []
+    assert sorted(rand.unmatched) == sorted([j for j, _ in mean.pieces] + mean.unmatched)
+    assert "--new_token_init random" in rand.summary()
+
+
 def test_an_xlmr_adapted_to_a_wordpiece_vocabulary(tmp_path, caplog):
     from vocab.spec import load_tokenizer_spec
 
