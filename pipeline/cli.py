@@ -5,6 +5,7 @@ Usage:
     pipeline --lang hu run --dump data/sample/huwiki-sample.xml.bz2
     pipeline --scheduler tcp://10.0.0.5:8786 --lang hu run    # tasks on a Dask cluster
     pipeline --lang uk extract --input dump.xml.bz2 --output /tmp/extracted
+    pipeline --lang hr,sr,bs run --dump hr=hrwiki.xml.bz2 --dump sr=... --dump bs=...
 
 Each stage reads its predecessor's finished output under DATA_DIR/LANG/ unless given
 --input/--output; `pipeline STAGE --help` explains a stage. The stages, their order and their
@@ -23,7 +24,7 @@ import click
 from .core.errors import StageError
 from .core.executor import default_workers, use_scheduler
 from .core.os_errors import describe, is_data_error
-from .core.registry import BY_NAME, STAGES, validate_lang
+from .core.registry import BY_NAME, STAGES, validate_langs
 from .core.report import DEFAULT_PROGRESS_EVERY, PROGRESS_EVERY_ENV, set_progress_every
 
 
@@ -34,6 +35,11 @@ class Globals:
     data_dir: Path
     lang: str
     workers: int
+    langs: tuple[str, ...] = ()   # --lang hr,sr,bs: every code (only `run`, `joint-vocab` take several)
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        return self.langs or (self.lang,)
 
     def kwargs(self) -> dict:
         return {"data_dir": self.data_dir, "lang": self.lang, "workers": self.workers}
@@ -86,17 +92,29 @@ class StageGroup(click.Group):
 
 
 def _check_lang(ctx, param, value):
+    """One code, or several separated by commas (a tuple then)."""
     try:
-        return validate_lang(value)
+        langs = validate_langs(value)
     except StageError as exc:
         raise click.BadParameter(str(exc).split(": ", 1)[-1] + f" (got {value!r})") from None
+    return langs[0] if len(langs) == 1 else langs
+
+
+def _one_lang_only(stage: str | None, langs: tuple[str, ...]) -> None:
+    """A UsageError when several languages are given to a stage that works on one."""
+    if stage in BY_NAME and not BY_NAME[stage].several_langs:
+        several = ", ".join(f"`{s.name}`" for s in STAGES if s.several_langs)
+        raise click.UsageError(
+            f"`pipeline {stage}` works on one language, not --lang {','.join(langs)}: give one "
+            f"(pipeline --lang {langs[0]} {stage} ...); several languages are for {several}")
 
 
 @click.group(cls=StageGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("data"),
               show_default=True, help="Root of the data directory; stages work in DATA_DIR/LANG/.")
 @click.option("--lang", default="hu", show_default=True, callback=_check_lang,
-              help="Wikipedia language code (hu, uk, vi, zh, simple, ...).")
+              help="Wikipedia language code (hu, uk, vi, zh, simple, ...); several, comma-separated "
+                   "(hr,sr,bs), for `run` and `joint-vocab`.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: all cores].")
 @click.option("--scheduler", envvar="WIKI2BERT_SCHEDULER", default=None, metavar="ADDRESS",
@@ -119,7 +137,11 @@ def cli(ctx, data_dir, lang, workers, scheduler, quiet, progress_every):
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="%(message)s", stream=sys.stderr, force=True)
     set_progress_every(progress_every)
-    ctx.obj = Globals(data_dir=data_dir, lang=lang, workers=default_workers(workers))
+    langs = lang if isinstance(lang, tuple) else ()
+    if langs:
+        _one_lang_only(ctx.invoked_subcommand, langs)
+    ctx.obj = Globals(data_dir=data_dir, lang=langs[0] if langs else lang,
+                      workers=default_workers(workers), langs=langs)
     if scheduler:  # connect now: an unreachable scheduler fails before any stage writes
         ctx.with_resource(use_scheduler(scheduler, ctx.obj.workers))
 

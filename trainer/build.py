@@ -3,10 +3,10 @@ them: first what checks the user's input (all before the process group exists, s
 rank fails alike with one TrainError), then the model, the optimisation and the loader.
 
     start = plan_start(config, family)      # trainer/start.py: model config, tokenizers
-    shards, masker = check_inputs(config, family, start)
+    shards, masker, languages = check_inputs(config, family, start)   # languages: [] for one folder
     model = build_model(config, family, start, env, init_weights=...)
     opt = build_optimization(config, model, env)            # Optimization
-    data = build_loader(config, shards, env, family.vocab_size(start.model_config), masker)
+    data = build_loader(config, shards, env, family.vocab_size(start.model_config), masker, languages)
 """
 from __future__ import annotations
 
@@ -17,8 +17,10 @@ import torch
 
 from trainer.checkpoint.files import load_model_weights
 from trainer.checkpoint.layout import CheckpointError, resolve_model_file
+from trainer.config.languages import parse_alpha_schedule, schedule_steps
 from trainer.data.loader import ShardedTrainData
 from trainer.data.masking import MaskingError, build_masker
+from trainer.data.mixture import MixedTrainData, combined_shards, find_languages
 from trainer.data.shards import find_shards
 from trainer.errors import TrainError
 from trainer.optim import build_optimizer, build_scheduler
@@ -29,28 +31,48 @@ log = logging.getLogger("trainer")
 
 
 def check_inputs(config, family, start):
-    """(the shards, the dynamic masker or None): the data against the model, its tokenizer and
-    the objective."""
+    """(the shards, the dynamic masker or None, the languages): the data against the model, its
+    tokenizer and the objective. With several languages (--input_dir LANG=DIR) the shards are
+    all of theirs and `languages` each language's (trainer/data/mixture.py); else []."""
     model_config = start.model_config
     if config.phase2:   # a bad --init_checkpoint is found before output_dir is created
         try:
             resolve_model_file(config.init_checkpoint)
         except CheckpointError as exc:
             raise TrainError(str(exc)) from None
-    shards = find_shards(config.input_dir)
+    languages = find_languages(config.languages) if config.languages else []
+    shards = combined_shards(languages) if languages else find_shards(config.input_dir)
     if shards.seq_len > family.max_positions(model_config):
         raise TrainError(f"the shards have seq_len {shards.seq_len} > the model's "
                          f"max_position_embeddings {family.max_positions(model_config)}")
-    check_data_tokenizer(config, start, shards)
+    check_data_tokenizer(config, start, shards, languages)
     # Packed rows hold no sentence pairs: NSP would learn from labels that are all 0.
     if shards.packed and not config.no_nsp:
-        raise TrainError(f"--input_dir {config.input_dir} holds packed rows (encode --pack: no "
+        raise TrainError(f"--input_dir {_packed_folder(config, languages)} holds packed rows (encode --pack: no "
                          "sentence pairs, next-sentence labels all 0): add --no_nsp")
     try:
         masker = build_masker(config, shards.seq_len, shards.max_pred, packed=shards.packed)
     except MaskingError as exc:
         raise TrainError(str(exc)) from None
-    return shards, masker
+    return shards, masker, languages
+
+
+def _packed_folder(config, languages) -> str:
+    from pipeline.encoding.hdf5_format import is_packed
+
+    packed = [lang for lang in languages if any(is_packed(s.path) for s in lang.shards.train)]
+    return f"{packed[0].code}={packed[0].input_dir}" if packed else str(config.input_dir)
+
+
+def describe_languages(config, facts: dict) -> str:
+    """One line: each language's share of the samples and its sampling share at the start and
+    the end of the --sampling_alpha schedule."""
+    def one(code, f):
+        shares = f["sampling_shares"]
+        drawn = f"{shares[0]:.1%}" + (f" -> {shares[-1]:.1%}" if len(shares) > 1 else "")
+        return f"{code} {f['train_samples']:,} samples ({f['sample_share']:.1%}), sampled {drawn}"
+    return (f"{len(facts)} language{'s' if len(facts) != 1 else ''}, --sampling_alpha {config.sampling_alpha}: "
+            + "; ".join(one(code, f) for code, f in facts.items()))
 
 
 def describe_objective(config, family) -> str:
@@ -133,8 +155,20 @@ def _deepspeed(config, model, env, optimizer, make_scheduler, scaler) -> Optimiz
     return Optimization(optimizer, scheduler, scaler, engine=engine)
 
 
-def build_loader(config, shards, env, vocab_size: int, masker) -> ShardedTrainData:
-    """This rank's endless training batches; page-locked on CUDA (non-blocking copies)."""
+def sampling_phases(config) -> list[tuple[float, int]]:
+    """The --sampling_alpha schedule as [(alpha, its first step)] of this run's max_steps."""
+    return schedule_steps(parse_alpha_schedule(config.sampling_alpha), config.max_steps)
+
+
+def build_loader(config, shards, env, vocab_size: int, masker, languages=()):
+    """This rank's endless training batches; page-locked on CUDA (non-blocking copies). With
+    several languages, mixed by the --sampling_alpha schedule (its steps in samples of a rank)."""
+    if languages:
+        per_step = config.train_batch_size * config.gradient_accumulation_steps
+        return MixedTrainData(languages, config.train_batch_size, config.seed, env.rank, env.world_size,
+                              [(alpha, step * per_step) for alpha, step in sampling_phases(config)],
+                              vocab_size=vocab_size, pin_memory=config.device == "cuda",
+                              unpad=config.unpad, masker=masker)
     return ShardedTrainData(shards.train, config.train_batch_size, config.seed, env.rank, env.world_size,
                             vocab_size=vocab_size, pin_memory=config.device == "cuda", unpad=config.unpad,
                             masker=masker)

@@ -56,7 +56,8 @@ def os_fault_line(exc: OSError, args) -> str:
     from common.os_errors import os_error_message
 
     file = Path(str(exc.filename or "")).resolve()
-    reading = bool(args.input_dir) and file.is_relative_to(Path(args.input_dir).resolve())
+    folders = args.input_dir.values() if isinstance(args.input_dir, dict) else [args.input_dir]
+    reading = any(d and file.is_relative_to(Path(d).resolve()) for d in folders)
     return os_error_message(exc, where="--input_dir" if reading else "--output_dir",
                             also="" if reading else ", or lower --keep_checkpoints",
                             then="; then rerun with --resume_from_checkpoint")

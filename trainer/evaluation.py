@@ -53,3 +53,33 @@ def eval_size_warning(n: int, test_shards, max_samples: int | None) -> str | Non
         return (f"eval on only {n:,} instances: raise --eval_max_samples {max_samples} "
                 f"(the test shards hold {available:,})")
     return few_eval_instances(n)
+
+
+def evaluate_languages(module, languages, config, env, forward) -> dict:
+    """Each language's held-out shards evaluated apart (at most --eval_max_samples each): its
+    figures under `KEY/code` (eval_mlm_loss/hr ...), and as the overall figures the mean over the
+    languages that have test shards, each language counting alike; eval_instances is their sum."""
+    per = {lang.code: evaluate(module, lang.shards.test, config, env, forward)
+           for lang in languages if lang.shards.test}
+    res = {}
+    for key in ("eval_mlm_loss", "eval_mlm_acc", "eval_nsp_loss", "eval_nsp_acc"):
+        if per and all(key in ev for ev in per.values()):
+            res[key] = sum(ev[key] for ev in per.values()) / len(per)
+    res["eval_instances"] = sum(ev["eval_instances"] for ev in per.values())
+    res["eval_loss"] = res["eval_mlm_loss"] + res.get("eval_nsp_loss", 0.0)
+    for code, ev in per.items():
+        res.update({f"{key}/{code}": value for key, value in ev.items()})
+    return res
+
+
+def eval_line(step: int, ev: dict, codes=()) -> str:
+    """The log line of an evaluation; with languages, each one's MLM loss and accuracy after."""
+    nsp = (f" nsp {ev['eval_nsp_loss']:.4f} (acc {ev['eval_nsp_acc']:.3f})"
+           if "eval_nsp_loss" in ev else "")
+    line = (f"step {step} eval on {ev['eval_instances']} instances: mlm {ev['eval_mlm_loss']:.4f} "
+            f"(acc {ev['eval_mlm_acc']:.3f}){nsp}")
+    codes = [c for c in codes if f"eval_mlm_loss/{c}" in ev]
+    if codes:
+        line += f"; the mean of {len(codes)} languages: " + ", ".join(
+            f"{c} {ev[f'eval_mlm_loss/{c}']:.4f} ({ev[f'eval_mlm_acc/{c}']:.3f})" for c in codes)
+    return line

@@ -25,14 +25,16 @@ from trainer.build import (
     build_model,
     build_optimization,
     check_inputs,
+    describe_languages,
     describe_objective,
+    sampling_phases,
 )
 from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
 from trainer.checkpoint.layout import DS_TAG
 from trainer.checkpoint.save import read_for_resume, save_checkpoint
 from trainer.checkpoint.space import check_checkpoint_space, checkpoint_bytes
 from trainer.errors import TrainError
-from trainer.evaluation import eval_size_warning, evaluate
+from trainer.evaluation import eval_line, eval_size_warning, evaluate, evaluate_languages
 from trainer.models import get_family
 from trainer.runtime.budget import budget_max_steps
 from trainer.runtime.distributed import init_distributed
@@ -52,7 +54,7 @@ class Trainer:
         self.family = family = get_family(config.model_type)
         self.start = plan_start(config, family)   # the model config, the tokenizers (trainer/start.py)
         self.model_config = self.start.model_config
-        self.shards, masker = check_inputs(config, family, self.start)
+        self.shards, masker, self.languages = check_inputs(config, family, self.start)
         # Everything above is checked before any process group exists: all ranks fail alike.
         self.env = env = init_distributed(config.device, force=config.deepspeed)
         setup_logging(env.is_main)
@@ -76,7 +78,10 @@ class Trainer:
         self.optimizer, self.scheduler, self.scaler = opt.optimizer, opt.scheduler, opt.scaler
         self.engine, self.ddp = opt.engine, opt.ddp
         self.step = 0
-        self.data = build_loader(config, self.shards, env, family.vocab_size(self.model_config), masker)
+        self.data = build_loader(config, self.shards, env, family.vocab_size(self.model_config), masker,
+                                 self.languages)
+        if self.languages:
+            log.info(describe_languages(config, self.data.facts()))
         # Dropout streams differ per rank (never shared), fixed by the seed.
         torch.manual_seed(config.seed + 1_000_003 * (env.rank + 1))
         if latest is not None:
@@ -210,12 +215,15 @@ class Trainer:
         if not self.env.is_main:
             return
         c = self.config
-        write_run_info(self.out, c, self.family.config_dict(self.model_config),
+        mix = {} if not self.languages else {
+            "languages": self.data.facts(),
+            "sampling_schedule": [{"alpha": a, "start_step": s} for a, s in sampling_phases(c)]}
+        write_run_info(self.out, c, self.family.config_dict(self.model_config), **mix,
                        world_size=self.env.world_size, precision=c.precision, phase=self.phase,
                        global_batch_size=c.train_batch_size * c.gradient_accumulation_steps
                        * self.env.world_size,
                        device=str(self.env.device), train_files=len(self.shards.train),
-                       train_samples=self.data.order.total, seq_len=self.shards.seq_len,
+                       train_samples=self.data.num_samples, seq_len=self.shards.seq_len,
                        max_pred=self.shards.max_pred, objective=self.objective())
 
     def train(self) -> dict:
@@ -272,6 +280,8 @@ class Trainer:
                   "lr": lr, "grad_norm": gnorm,
                   "samples_per_sec": steps * config.gradient_accumulation_steps * config.train_batch_size
                   * env.world_size / seconds, "epoch": self.data.epoch}
+        if self.languages:   # each language's own epoch (a small one repeats more often)
+            record.update({f"epoch/{code}": e for code, e in self.data.epochs().items()})
         if not math.isfinite(record["loss"]):
             log.warning("step %d: loss is %s", self.step, record["loss"])
         if config.no_nsp:   # no next-sentence loss was trained
@@ -286,14 +296,19 @@ class Trainer:
     def log_eval(self, metrics) -> dict:
         """Evaluate on the held-out shards, log it (and, once, when they are too few)."""
         module = self.engine.module if self.engine is not None else self.model
-        ev = evaluate(module, self.shards.test, self.config, self.env, self.forward)
+        codes = [lang.code for lang in self.languages]
+        if self.languages:   # each language's test shards apart; the overall: their mean
+            ev = evaluate_languages(module, self.languages, self.config, self.env, self.forward)
+        else:
+            ev = evaluate(module, self.shards.test, self.config, self.env, self.forward)
         metrics.log(self.step, ev, prefix="eval")
-        nsp = (f" nsp {ev['eval_nsp_loss']:.4f} (acc {ev['eval_nsp_acc']:.3f})"
-               if "eval_nsp_loss" in ev else "")
-        log.info("step %d eval on %d instances: mlm %.4f (acc %.3f)%s", self.step, ev["eval_instances"],
-                 ev["eval_mlm_loss"], ev["eval_mlm_acc"], nsp)
-        warning = eval_size_warning(ev["eval_instances"], self.shards.test, self.config.eval_max_samples)
-        if warning and self.env.is_main and not self.warned_eval:
-            log.warning(warning)
+        log.info(eval_line(self.step, ev, codes))
+        tests = [(f"{lang.code}: ", ev[f"eval_instances/{lang.code}"], lang.shards.test)
+                 for lang in self.languages if f"eval_instances/{lang.code}" in ev]
+        warnings = [where + w for where, n, shards in tests or [("", ev["eval_instances"], self.shards.test)]
+                    if (w := eval_size_warning(n, shards, self.config.eval_max_samples))]
+        if warnings and self.env.is_main and not self.warned_eval:
+            for warning in warnings:
+                log.warning(warning)
             self.warned_eval = True
         return ev

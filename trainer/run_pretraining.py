@@ -27,6 +27,12 @@ Usage:
         --masking dynamic --optimizer adamw --learning_rate 5e-5 --warmup_proportion 0.06 \
         --lr_schedule linear --input_dir data/hu/hdf5_..._tok-... --output_dir runs/hu_xlmr
 
+    # several languages in one model (docs/training.md: Several languages): each language's
+    # HDF5 folder with its code, sampled by (its share of the samples) ** alpha, annealed
+    torchrun --nproc_per_node=8 trainer/run_pretraining.py --config_file ... \
+        --input_dir hr=data/hr/hdf5_... --input_dir sr=data/sr/hdf5_... \
+        --sampling_alpha 0.7,0.5,0.3 --vocab_file data/multi/bs+hr+sr/vocab --output_dir runs/hbs
+
     # resume after an interruption: the same command plus --resume_from_checkpoint
     # DeepSpeed: add --deepspeed --deepspeed_config trainer/configs/ds_zero1.json
 

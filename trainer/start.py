@@ -3,7 +3,7 @@ weights (random, or --init_from's, a new vocabulary's rows transferred). trainer
 
     start = plan_start(config, family)          # before the process group: one TrainError each
     start.model_config, start.spec, start.export_class
-    check_data_tokenizer(config, start, shards) # the data was encoded with the run's tokenizer
+    check_data_tokenizer(config, start, shards, languages)   # the data's tokenizer is the run's
     load_init_weights(model, family, start, seed)   # --init_from's weights into the built model
 
 - The config: the model JSON (--model_config), or --init_from's (a transformers config.json, a
@@ -86,21 +86,33 @@ def _for_tokenizer(config, family, model_config, spec, source: InitSource | None
     return family.with_vocab(model_config, spec)
 
 
-def check_data_tokenizer(config, start: Start, shards) -> None:
-    """One line when --input_dir was encoded with another tokenizer than the run's."""
-    data = data_tokenizer(config.input_dir, shards.train[0].path if shards.train else None)
+def check_data_tokenizer(config, start: Start, shards, languages=()) -> None:
+    """One line when --input_dir was encoded with another tokenizer than the run's; with several
+    languages, also when the languages were encoded with different tokenizers."""
+    folders = [(f"{lang.code}={lang.input_dir}", lang.input_dir, lang.shards.train[0].path)
+               for lang in languages] or [(str(config.input_dir), config.input_dir,
+                                           shards.train[0].path if shards.train else None)]
+    found = [(name, data) for name, folder, first in folders
+             if (data := data_tokenizer(folder, first)) is not None]
+    for (name, data), (other, theirs) in zip(found, found[1:]):
+        if data.fingerprint != theirs.fingerprint:
+            raise TrainError(f"--input_dir {other} was encoded with {theirs.where}, not with the "
+                             f"tokenizer of --input_dir {name} ({data.where}; fingerprints "
+                             f"{theirs.fingerprint[:12]} and {data.fingerprint[:12]}): encode every "
+                             "language with the same (joint) vocabulary, or leave one out")
     spec = start.spec
-    if data is None or spec is None or data.fingerprint == spec.fingerprint:
+    if not found or spec is None or found[0][1].fingerprint == spec.fingerprint:
         return
+    name, data = found[0]
     fps = f"fingerprints {data.fingerprint[:12]} and {spec.fingerprint[:12]}"
     source = start.source
     if source is not None and "vocab_file" not in config.explicit:
-        raise TrainError(f"--input_dir {config.input_dir} was encoded with {data.where}, not with "
+        raise TrainError(f"--input_dir {name} was encoded with {data.where}, not with "
                          f"--init_from {source.path}'s own tokenizer ({fps}): encode the data with "
                          f"it (pipeline encode --tokenizer {source.tokenizer}), or pass --vocab_file "
                          "NEW (the data's tokenizer) to adapt the vocabulary")
     raise TrainError(f"--vocab_file {config.vocab_file} is not the tokenizer --input_dir "
-                     f"{config.input_dir} was encoded with ({data.where}; {fps}): pass the data's "
+                     f"{name} was encoded with ({data.where}; {fps}): pass the data's "
                      "tokenizer as --vocab_file, or encode the data with this one")
 
 

@@ -10,9 +10,15 @@ is the order `pipeline run` follows: every stage after what it reads, so
 shard runs before vocab, whose quality report is measured on the test shards; the probe, which
 only evaluates models, comes last, after the data the trainer needs.
 
+Several languages (`pipeline --lang hr,sr,bs run`) keep one folder each, DATA_DIR/LANG/, as
+one language does; what they share, the joint vocab (`joint-vocab`), lives in
+DATA_DIR/multi/{the codes, sorted, joined by '+'}/, e.g. DATA_DIR/multi/bs+hr+sr/vocab/.
+
 Usage:
     stage_dir(data_dir, "hu", "split")      # DATA_DIR/hu/sentences
     [s.name for s in pipeline_stages()]     # download ... encode, probe: the order of `pipeline run`
+    validate_langs("hr,sr,bs")              # ("hr", "sr", "bs"); StageError for a bad or repeated code
+    joint_dir(data_dir, ["hr", "sr", "bs"]) # DATA_DIR/multi/bs+hr+sr
 """
 from __future__ import annotations
 
@@ -33,10 +39,11 @@ class Stage:
     prefers: tuple[str, ...] = ()   # read instead of upstream when finished (split: deduped/)
     in_run: bool = True             # one of the stages `pipeline run` chains
     summary: str = ""               # one line for `pipeline --help`
+    several_langs: bool = False     # takes several languages (--lang hr,sr,bs); others one
 
     @property
     def module(self) -> str:
-        return f"pipeline.stages.{self.name}"
+        return f"pipeline.stages.{self.name.replace('-', '_')}"
 
 
 STAGES: tuple[Stage, ...] = (
@@ -54,8 +61,13 @@ STAGES: tuple[Stage, ...] = (
     Stage("encode", None, ("shard", "vocab"), summary="static-masked instances in NVIDIA's HDF5"),
     Stage("probe", "probe", ("extract", "split", "shard"),
           summary="a tagging task from the dump's own links (train/dev/test.conll)"),
+    Stage("joint-vocab", None, ("filter",), also_reads=("shard", "vocab"), in_run=False,
+          several_langs=True, summary="one vocab for several languages (--lang hr,sr,bs), "
+                                      "their shares smoothed by --sampling-alpha"),
     Stage("inspect", None, ("encode",), in_run=False, summary="decoded instances of an HDF5 file"),
-    Stage("run", None, in_run=False, summary="every stage in order, then the report (make corpus)"),
+    Stage("run", None, in_run=False, several_langs=True,
+          summary="every stage in order, then the report (make corpus); --lang hr,sr,bs: each, "
+                  "one joint vocab"),
     Stage("report", None, in_run=False,
           also_reads=("extract", "format", "split", "filter", "shard", "vocab", "encode"),
           summary="report.html: what each stage kept and lost, with pictures"),
@@ -80,6 +92,41 @@ def validate_lang(lang: str) -> str:
             "e.g. hu, uk, vi, zh, simple, zh-min-nan"
         )
     return lang
+
+
+def validate_langs(value: str) -> tuple[str, ...]:
+    """The codes of `--lang hr,sr,bs` in the order given; StageError for a code that is not one
+    (validate_lang) and for a code given twice."""
+    langs = tuple(c.strip() for c in str(value).split(","))
+    if len(langs) == 1:
+        return (validate_lang(langs[0]),)
+    for code in langs:
+        if not code:
+            raise StageError(f"--lang {value}: an empty code: give codes separated by commas, "
+                             "e.g. --lang hr,sr,bs")
+        try:
+            validate_lang(code)
+        except StageError as exc:
+            raise StageError(f"--lang {value}: {code!r} is {str(exc).split(' is ', 1)[-1]}") from None
+    twice = sorted({c for c in langs if langs.count(c) > 1})
+    if twice:
+        raise StageError(f"--lang {value}: {', '.join(twice)} given twice: give each language once")
+    return langs
+
+
+# DATA_DIR/multi/: what several languages share (the joint vocab); not a Wikipedia's code.
+MULTI_DIR = "multi"
+
+
+def joint_name(langs) -> str:
+    """The folder name of a set of languages: the codes sorted, joined by '+' (bs+hr+sr), so
+    the same set given in any order names the same folder."""
+    return "+".join(sorted(validate_lang(c) for c in langs))
+
+
+def joint_dir(data_dir: str | os.PathLike, langs) -> Path:
+    """DATA_DIR/multi/{joint_name}: the folder of what `langs` share."""
+    return Path(data_dir) / MULTI_DIR / joint_name(langs)
 
 
 def lang_dir(data_dir: str | os.PathLike, lang: str) -> Path:

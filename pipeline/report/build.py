@@ -16,6 +16,7 @@ from .downstream import downstream_section
 from .funnel import funnel_section
 from .hdf5 import hdf5_section
 from .inputs import ReportInputs
+from .joint_vocab import joint_vocab_section
 from .page import render_page
 from .rejections import rejections_section
 from .sources import sources_section
@@ -35,6 +36,7 @@ def build_report(lang_dir: Path, lang: str, runs=(), downstream=()) -> tuple[str
         rejections_section(data, lang),
         quality_section(data, lang),
         vocab_section(data, lang),
+        joint_vocab_section(data, lang),
         hdf5_section(data.encodings, lang),
         training_section([Path(r) for r in runs]),
         downstream_section([Path(r) for r in runs], [Path(d) for d in downstream]),

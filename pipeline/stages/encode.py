@@ -30,6 +30,11 @@ stage's folder is used the same way when it holds a tokenizer.json and no vocab.
 vocab --model-type bytelevel-bpe`). The manifest records the tokenizer (folder, kind,
 fingerprint) for vocab.txt data too.
 
+A joint vocab of several languages (`pipeline --lang hr,sr,bs joint-vocab`, given as --vocab)
+names the folder too (suffix `_joint-bs+hr+sr`, so a language's own-vocab data stays beside it)
+and the manifest records it as `joint_vocab` (folder, languages, sampling_alpha): every
+language encoded with it has the same `tokenizer.fingerprint`.
+
 `--pack` writes packed rows instead of sentence pairs (pipeline/encoding/packing.py: documents
 back to back, a [SEP] after each, no next-sentence pairs, padding only in a shard's last row)
 into the same keys, each file marked by the root attribute `packed = 1` (the trainer reads it:
@@ -49,9 +54,9 @@ import numpy as np
 from common.atomic import atomic_path
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import resolve_input
-from pipeline.core.manifest import fingerprint_inputs, require_stage_output
+from pipeline.core.manifest import fingerprint_inputs, read_manifest, require_stage_output
 from pipeline.core.options import force_option
-from pipeline.core.registry import lang_dir, stage_dir
+from pipeline.core.registry import joint_name, lang_dir, stage_dir
 from pipeline.core.runner import StageRun, Task
 from pipeline.core.sources import shard_sources
 from pipeline.encoding.hdf5_format import (
@@ -147,6 +152,16 @@ def tokenizer_record(spec) -> dict:
     """What the manifest says of the data's tokenizer (the trainer compares its fingerprint)."""
     return {"folder": str(spec.folder.resolve()), "kind": spec.kind, "fingerprint": spec.fingerprint,
             "size": spec.size, "pad_id": spec.pad_id}
+
+
+def joint_vocab_record(spec) -> dict | None:
+    """What the manifest says of a joint vocab (`pipeline joint-vocab`'s folder), else None."""
+    m = read_manifest(spec.folder)
+    if not m or m.get("stage") != "joint-vocab":
+        return None
+    o = m.get("options") or {}
+    return {"folder": str(spec.folder.resolve()), "languages": o.get("languages"),
+            "sampling_alpha": o.get("sampling_alpha"), "name": joint_name(o.get("languages") or ())}
 
 
 def _tokenizer_inputs(spec) -> list[Path]:
@@ -281,9 +296,14 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
         except SegmenterError as exc:
             raise StageError(str(exc)) from None
 
+    joint = joint_vocab_record(spec)
+    if joint and lang not in (joint["languages"] or ()):
+        log.warning("encode: warning: %s is not one of the languages the joint vocab %s was made "
+                    "for (%s)", lang, joint["folder"], ", ".join(joint["languages"] or ()))
+    suffix = (f"_joint-{joint['name']}" if joint else "") + (tokenizer_suffix(spec) if is_tokenizer else "")
     name = output_folder_name(spec.lower_case, max_seq, max_pred, masked_lm_prob, seed,
                               dupe_factor, whole_word_masking, spec.strip_accents, short_seq_prob,
-                              packed=pack, tokenizer_suffix=tokenizer_suffix(spec) if is_tokenizer else "")
+                              packed=pack, tokenizer_suffix=suffix)
     root = (Path(output) if output is not None else lang_dir(data_dir, lang)) / name
     files_dir = root / f"{lang}wiki"
     options = {
@@ -330,7 +350,8 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
                       extra={"shards": infos, "vocab": str((spec.folder if is_tokenizer
                                                             else spec.vocab_file).resolve()),
                              "tokenizer": tokenizer_record(spec),
-                             "sources": shard_sources(in_dir, shards)},
+                             "sources": shard_sources(in_dir, shards),
+                             **({"joint_vocab": joint} if joint else {})},
                       shown={"output_bytes": sum(p.stat().st_size for p in outputs)})
 
 
@@ -340,7 +361,8 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder to create the hdf5_... folder in [default: DATA_DIR/LANG].")
 @click.option("--vocab", type=click.Path(path_type=Path), default=None,
-              help="vocab.txt or the vocab stage's folder [default: DATA_DIR/LANG/vocab].")
+              help="vocab.txt or the vocab stage's folder, or a joint vocab's (joint-vocab) "
+                   "[default: DATA_DIR/LANG/vocab].")
 @click.option("--tokenizer", type=click.Path(path_type=Path), default=None,
               help="A transformers fast tokenizer folder (tokenizer.json: WordPiece, byte-level BPE, "
                    "Unigram) to encode with instead of a vocab.txt: its own ids, specials and pad id.")

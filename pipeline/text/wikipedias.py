@@ -48,3 +48,26 @@ def code_of_dbname(dbname: str) -> str:
 def same_wiki(code: str, dbname: str) -> bool:
     """Whether a dump whose <dbname> is `dbname` is the wiki of `code`."""
     return _key(dbname) == _key(wiki_dbname(code))
+
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance (codes are short)."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def close_codes(code: str, n: int = 1) -> list[str]:
+    """The Wikipedia codes nearest to `code` (a typo's likely meaning), closest first: one edit
+    away (same first letter, then one a prefix of the other, then the same length first), else difflib's nearest."""
+    import difflib
+
+    key, codes = _key(code), sorted(_table())
+    near = sorted((c for c in codes if _edits(key, c) <= 1),
+                  key=lambda c: (c[:1] != key[:1], not (key.startswith(c) or c.startswith(key)),
+                                 abs(len(c) - len(key)), c))
+    return near[:n] or difflib.get_close_matches(key, codes, n=n, cutoff=0.5)

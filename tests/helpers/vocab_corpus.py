@@ -43,3 +43,22 @@ def write_corpus(folder: Path, sentences: list[str], files: int = 3, doc_len: in
     if manifest:
         (folder / "manifest.json").write_text(json.dumps({"stage": "filter"}), encoding="utf-8")
     return folder
+
+
+# Ukrainian words (Cyrillic, with і ї є ґ) for corpora in a second script (the joint vocab tests).
+UK_WORDS = (
+    "місто країна мова книга школа вчитель учень гарний великий малий добрий вода вогонь земля "
+    "повітря гора долина річка море ліс поле квітка дерево птах риба собака кіт кінь рік година "
+    "дорога художник музикант поет письмо читання історія університет лікарня музей театр "
+    "бібліотека їжак єдність ґанок Київ Львів Дніпро Харків Одеса"
+).split()
+
+
+def make_sentences_from(words: list[str], n: int, seed: int = 0, end: str = ".") -> list[str]:
+    """`n` sentences of 4-12 of `words` (a second language or script for the joint vocab tests)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        s = " ".join(rng.choice(words) for _ in range(rng.randint(4, 12)))
+        out.append(s[0].upper() + s[1:] + end)
+    return out

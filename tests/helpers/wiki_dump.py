@@ -24,3 +24,26 @@ def write_bz2_dump(path: Path, lang: str, pages: list[tuple[str, str]], dbname: 
            '<namespace key="14" case="first-letter">Category</namespace></namespaces></siteinfo>\n'
            + "\n".join(page_xml(i + 1, t, x) for i, (t, x) in enumerate(pages)) + "\n</mediawiki>\n")
     Path(path).write_bytes(bz2.compress(xml.encode("utf-8")))
+
+
+def write_prose_dump(path: Path, lang: str, sentences: list[str], n_pages: int = 30, seed: int = 0,
+                     joiner: str = " ") -> None:
+    """A dump of `n_pages` articles of five paragraphs, each four of `sentences` with a linked
+    year in it (distinct sentences, and links for the probe), an infobox, a heading, a reference
+    and a category, as real articles have."""
+    import random
+
+    rng = random.Random(f"{lang}{seed}")
+
+    def numbered(sentence: str) -> str:
+        words = sentence.split(" ")
+        at = rng.randrange(len(words))
+        return " ".join(words[:at] + [f"[[{rng.randint(1000, 9999)}]]"] + words[at:])
+
+    pages = []
+    for i in range(n_pages):
+        paras = [joiner.join(numbered(rng.choice(sentences)) for _ in range(4)) for _ in range(5)]
+        body = ("{{Infobox city|name=X}}\n" + "\n\n".join(paras[:4]) + "\n\n== H ==\n" + paras[4]
+                + "<ref>source</ref>\n[[Category:X]]")
+        pages.append((f"P{i}", body))
+    write_bz2_dump(path, lang, pages)

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from pipeline.cli import cli
 
 STAGES = ["download", "extract", "format", "ingest", "dedup", "split", "filter", "vocab", "shard",
-          "encode", "probe", "inspect", "run", "report", "clean"]
+          "encode", "probe", "joint-vocab", "inspect", "run", "report", "clean"]
 
 
 def test_every_stage_is_registered_and_explains_itself():

@@ -15,6 +15,7 @@ REQUIRED = ("input_dir", "output_dir")
 
 def validate(args) -> None:
     src = " (on the command line or as \"{}\" in --config_file)"
+    _validate_languages(args)
     for key in REQUIRED:
         if not getattr(args, key):
             raise ConfigError(f"--{key} is required" + src.format(key))
@@ -47,6 +48,17 @@ def validate(args) -> None:
     _validate_recipe(args)
     if args.deepspeed and not args.deepspeed_config:
         raise ConfigError("--deepspeed needs --deepspeed_config (e.g. trainer/configs/ds_zero1.json)")
+
+
+def _validate_languages(args) -> None:
+    """--input_dir as one folder or {code: folder}; the --sampling_alpha schedule."""
+    from trainer.config.languages import parse_alpha_schedule, parse_input_dirs
+
+    args.input_dir = parse_input_dirs(args.input_dir)
+    parse_alpha_schedule(args.sampling_alpha)
+    if isinstance(args.input_dir, str) and "sampling_alpha" in getattr(args, "explicit", ()):
+        raise ConfigError(f"--sampling_alpha applies to several languages (--input_dir LANG=DIR, "
+                          f"once per language); --input_dir {args.input_dir} is one folder")
 
 
 DYNAMIC_ONLY = ("mlm_probability", "whole_word_masking", "mask_replace_prob", "random_replace_prob")

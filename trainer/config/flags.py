@@ -22,9 +22,21 @@ import sys
 from pathlib import Path
 
 from trainer.config.checks import ConfigError, validate
+from trainer.config.languages import normalise_alpha
 from trainer.models import describe, names
 
 PATH_KEYS = ("bert_config", "deepspeed_config", "vocab_file", "init_from")
+
+
+class _Repeated(argparse.Action):
+    """A repeatable flag (--input_dir LANG=DIR ...): the command line's values replace a config
+    file's instead of adding to them."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = f"_{self.dest}_given"
+        items = list(getattr(namespace, self.dest)) if getattr(namespace, given, False) else []
+        setattr(namespace, given, True)
+        setattr(namespace, self.dest, items + [values])
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,8 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
                    "folder) or a transformers tokenizer folder (tokenizer.json); copied into "
                    "output_dir. Default with --init_from: its own. With --init_from and another "
                    "tokenizer, the model's vocabulary is adapted to this one")
-    g.add_argument("--input_dir", help="folder of HDF5 shards, searched recursively: *training* "
-                   "files train, *test* files evaluate")
+    g.add_argument("--input_dir", action=_Repeated, metavar="[LANG=]DIR",
+                   help="folder of HDF5 shards, searched recursively: *training* files train, *test* "
+                   "files evaluate. Several languages: LANG=DIR once per language (docs/training.md: "
+                   "Several languages)")
+    g.add_argument("--sampling_alpha", default="0.3",
+                   help="with several languages: a language's share of the samples is proportional "
+                   "to (its share of the training samples) ** alpha (1: as the data, 0: uniform); a "
+                   "schedule: 0.7,0.5,0.3 (equal parts of max_steps) or 0.7@0,0.5@0.4,0.3@0.8 "
+                   "(from a share of max_steps on)")
     g.add_argument("--output_dir", help="logs, configs and checkpoints go here")
     g = p.add_argument_group("objective and masking (docs/training.md: Masking)")
     g.add_argument("--masking", choices=("static", "dynamic"), default="static",
@@ -175,7 +194,12 @@ def _check_types(parser, cfg: dict, source: str) -> dict:
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise ConfigError(f"{source}: unknown key {key!r}; {hint}keys are the flag names without "
                               "dashes (see --help)")
-        if isinstance(action, (argparse._StoreTrueAction, argparse.BooleanOptionalAction)):
+        if key == "input_dir":   # a folder, ["LANG=DIR", ...] or {"LANG": DIR}: checked by validate
+            ok = isinstance(value, (str, list, dict))
+        elif key == "sampling_alpha":   # 0.3 or "0.7,0.5,0.3"
+            value = normalise_alpha(value)
+            ok = True
+        elif isinstance(action, (argparse._StoreTrueAction, argparse.BooleanOptionalAction)):
             ok = isinstance(value, bool)
         elif action.type is int:
             ok = isinstance(value, int) and not isinstance(value, bool)
@@ -210,6 +234,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.set_defaults(**cfg)
         explicit |= set(cfg)
     args = parser.parse_args(argv)
+    if hasattr(args, "_input_dir_given"):
+        del args._input_dir_given
     # a flag repeated with its default value on the command line is explicit too
     explicit |= {a.dest for a in parser._actions
                  if any(x == s or x.startswith(s + "=") for x in argv for s in a.option_strings)}

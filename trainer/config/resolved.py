@@ -2,6 +2,7 @@
 
     config = resolve_config(parse_args(argv))   # TrainConfig; ConfigError / TrainError in one line
     config.device, config.precision             # "cpu" / "cuda"; "fp32" / "bf16" / "fp16"
+    config.languages                            # {code: folder} with --input_dir LANG=DIR, else {}
     config.torch_compile, config.unpad          # the speed defaults (trainer/runtime/speed.py)
     config.train_batch_size                     # reconciled with a --deepspeed_config
     config = config.replace(max_steps=n)        # the budget's measured max_steps, a new config
@@ -35,7 +36,8 @@ class TrainConfig:
     init_from: str | None
     new_token_init: str                # a new vocabulary's new rows: "pieces" (mean) or "random"
     vocab_file: str | None             # resolved: --init_from's own tokenizer when not given
-    input_dir: str
+    input_dir: str | dict               # one folder, or {language code: folder} sorted by code
+    sampling_alpha: str                 # with several languages: the exponent or its schedule
     output_dir: str
     # -- objective and masking
     masking: str
@@ -82,6 +84,11 @@ class TrainConfig:
     explicit: tuple[str, ...] = ()
     deepspeed_settings: dict | None = field(default=None)   # handed to deepspeed.initialize
     speed_note: str = ""               # which speed options and why, in one line (logged)
+
+    @property
+    def languages(self) -> dict[str, str]:
+        """{code: folder} of a run on several languages (--input_dir LANG=DIR); {} for one folder."""
+        return dict(self.input_dir) if isinstance(self.input_dir, dict) else {}
 
     @property
     def phase(self) -> int:

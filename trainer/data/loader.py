@@ -65,7 +65,8 @@ class ShardedTrainData:
 
     def __init__(self, shards: Sequence[ShardInfo], batch_size: int, seed: int, rank: int,
                  world_size: int, vocab_size: int | None = None, pin_memory: bool = False,
-                 unpad: bool = False, depth: int = 4, masker: DynamicMasker | None = None):
+                 unpad: bool = False, depth: int = 4, masker: DynamicMasker | None = None,
+                 order_key: int | None = None, index_base: int = 0):
         if batch_size < 1:
             raise DataError(f"batch size must be >= 1, got {batch_size}")
         self.shards = list(shards)
@@ -73,12 +74,13 @@ class ShardedTrainData:
         self.rank, self.world_size = int(rank), int(world_size)
         self.vocab_size = vocab_size
         self.pin_memory = pin_memory  # batches in page-locked memory (for a CUDA device)
-        self.order = EpochOrder([s.num_samples for s in self.shards], seed, world_size)
+        self.order = EpochOrder([s.num_samples for s in self.shards], seed, world_size, order_key)
         self.unpad = unpad
         self.depth = int(depth)
         self.masker = masker  # None: the static masks of the files (NVIDIA's recipe)
-        # a sample's global index (its file's offset + its row): dynamic masks are keyed by it
-        self.offsets = np.concatenate([[0], np.cumsum(self.order.sizes)[:-1]]).astype(np.int64)
+        # a sample's global index (its file's offset + its row; + index_base, the language's first
+        # index with several languages): dynamic masks are keyed by it
+        self.offsets = np.concatenate([[0], np.cumsum(self.order.sizes)[:-1]]).astype(np.int64) + index_base
         self.samples_consumed = 0  # by this rank, over all epochs (batches handed out)
         self._batches: BatchThread | None = None
 
@@ -86,6 +88,11 @@ class ShardedTrainData:
     @property
     def epoch(self) -> int:
         return self.samples_consumed // self.order.per_rank
+
+    @property
+    def num_samples(self) -> int:
+        """Training samples in the files (all ranks)."""
+        return self.order.total
 
     def state_dict(self) -> dict:
         return {"version": STATE_VERSION, "seed": self.order.seed, "world_size": self.world_size,
@@ -99,6 +106,10 @@ class ShardedTrainData:
 
     def load_state_dict(self, state: dict) -> None:
         """Resume at a saved position; refuse when the order cannot be kept."""
+        if "languages" in state:   # trainer/data/mixture.py's state
+            raise DataError(f"the checkpoint was trained on several languages "
+                            f"({', '.join(lang[0] for lang in state['languages'])}): resume with the "
+                            "same --input_dir LANG=DIR folders, or start a new --output_dir")
         if state.get("version") != STATE_VERSION:
             raise DataError(f"loader state version {state.get('version')} is not {STATE_VERSION}: "
                             "this checkpoint was written by another trainer version")
@@ -165,10 +176,15 @@ class ShardedTrainData:
         except MaskingError as exc:
             raise DataError(str(exc)) from None
 
+    def piece_stream(self, consumed: int) -> Prefetcher:
+        """This rank's pieces from position `consumed` on, read (and masked) in background
+        threads, one ahead: `.next()` -> (piece, arrays); `.close()`."""
+        return Prefetcher(self._load, self._pieces_from(consumed),
+                          finish=self._mask if self.masker is not None else None)
+
     def _assemble(self, consumed: int) -> Iterator[dict]:
         """The batches from position `consumed` on (runs in the batch thread)."""
-        prefetch = Prefetcher(self._load, self._pieces_from(consumed),
-                              finish=self._mask if self.masker is not None else None)
+        prefetch = self.piece_stream(consumed)
         try:
             cur, off = None, 0
             while True:

@@ -46,10 +46,12 @@ def build_masker(config, seq_len: int, max_pred: int, packed: bool) -> "DynamicM
     from trainer.data.vocabulary import encode_vocab, load_spec
     from vocab.spec import VocabError
 
-    vocab = config.vocab_file or encode_vocab(config.input_dir)
+    folders = list(config.input_dir.values()) if isinstance(config.input_dir, dict) else [config.input_dir]
+    vocab = config.vocab_file or next(filter(None, map(encode_vocab, folders)), None)
     if vocab is None:
-        raise MaskingError(f"--masking dynamic needs the vocab {config.input_dir} was encoded with "
-                           "(to know the special tokens and the ## pieces): pass --vocab_file")
+        raise MaskingError(f"--masking dynamic needs the vocab {' and '.join(map(str, folders))} "
+                           "was encoded with (to know the special tokens and the ## pieces): pass "
+                           "--vocab_file")
     try:
         spec = load_spec(vocab)
     except VocabError as exc:

@@ -8,6 +8,9 @@ runs dry.
 
     order = EpochOrder(sizes=[160, 96, 128], seed=42, world_size=2)
     order.pieces(rank=0, epoch=3)     # [Piece(epoch, file, start, stop), ...] in reading order
+
+With several languages (trainer/data/mixture.py) each language has an order of its own over its
+own files, told apart by `key` (from the language's code): the same seed, other permutations.
 """
 from __future__ import annotations
 
@@ -31,9 +34,10 @@ class Piece:
 class EpochOrder:
     """The (seed, epoch) -> sample order function, and each rank's block of it."""
 
-    def __init__(self, sizes: Sequence[int], seed: int, world_size: int):
+    def __init__(self, sizes: Sequence[int], seed: int, world_size: int, key: int | None = None):
         self.sizes = list(sizes)
         self.seed = int(seed)
+        self._key = [] if key is None else [int(key)]
         self.world_size = int(world_size)
         self.total = sum(self.sizes)
         self.per_rank = self.total // self.world_size
@@ -42,11 +46,11 @@ class EpochOrder:
                             "encode more data or use fewer ranks")
 
     def file_order(self, epoch: int) -> np.ndarray:
-        return np.random.default_rng([self.seed, epoch, 1]).permutation(len(self.sizes))
+        return np.random.default_rng([self.seed, epoch, 1, *self._key]).permutation(len(self.sizes))
 
     def sample_order(self, epoch: int, file: int) -> np.ndarray:
         # Keyed by the file's index in the sorted list, not by its position this epoch.
-        return np.random.default_rng([self.seed, epoch, 2, file]).permutation(self.sizes[file])
+        return np.random.default_rng([self.seed, epoch, 2, file, *self._key]).permutation(self.sizes[file])
 
     def pieces(self, rank: int, epoch: int) -> list[Piece]:
         lo, hi = rank * self.per_rank, (rank + 1) * self.per_rank

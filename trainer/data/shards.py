@@ -62,22 +62,24 @@ def inspect_shard(path: str | Path) -> ShardInfo:
     return ShardInfo(path, shape.num_samples, shape.seq_len, shape.max_pred)
 
 
-def find_shards(input_dir: str | Path) -> Shards:
-    """All `*.hdf5` under `input_dir` (recursively): `*training*` files train, `*test*` evaluate."""
+def find_shards(input_dir: str | Path, label: str | None = None) -> Shards:
+    """All `*.hdf5` under `input_dir` (recursively): `*training*` files train, `*test*` evaluate.
+    `label`: how the messages name the folder (default `--input_dir DIR`)."""
     root = Path(input_dir)
+    where = label or f"--input_dir {root}"
     if not root.is_dir():
-        raise DataError(f"--input_dir {root} is not a directory: give the encode stage's "
+        raise DataError(f"{where} is not a directory: give the encode stage's "
                         "hdf5_... folder (or its {lang}wiki/ subfolder)")
     files = sorted(root.rglob("*.hdf5"), key=lambda p: p.relative_to(root).as_posix())
     train = [inspect_shard(p) for p in files if "training" in p.name]
     test = [inspect_shard(p) for p in files if "test" in p.name and "training" not in p.name]
     if not train:
-        raise DataError(f"--input_dir {root} holds no *training*.hdf5 files: run `pipeline encode` "
+        raise DataError(f"{where} holds no *training*.hdf5 files: run `pipeline encode` "
                         "and point --input_dir at its hdf5_... folder")
     train = [s for s in train if s.num_samples > 0] or train
     shapes = {(s.seq_len, s.max_pred) for s in train + test}
     if len(shapes) > 1:
-        raise DataError(f"--input_dir {root} mixes shards of different (seq_len, max_pred) "
+        raise DataError(f"{where} mixes shards of different (seq_len, max_pred) "
                         f"{sorted(shapes)}: give one encode output folder (phase 1 or phase 2)")
     return Shards(train, test)
 

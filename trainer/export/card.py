@@ -2,9 +2,11 @@
 metadata (language, library, pipeline tag), what the model was trained on and for how long, its
 last losses, how to load it, and the attribution that Wikipedia's CC BY-SA text requires.
 
-Everything comes from files the run and the pipeline left (hparams.json, train_log.jsonl, the
-encode and download manifests beside the HDF5 input); a fact that cannot be found is written
-as "unknown", never guessed.
+A run on several languages (--input_dir LANG=DIR) lists them: each one's dump, tokens, share of
+the training samples, sampling share at the start and the end of the --sampling_alpha schedule,
+and last evaluation. Everything comes from files the run and the pipeline left (hparams.json,
+train_log.jsonl, the encode and download manifests beside the HDF5 input); a fact that cannot
+be found is written as "unknown", never guessed.
 
 Usage:
     text = model_card(run_dir, ckpt, config, spec, n_params, family)   # family: its CardText
@@ -71,12 +73,56 @@ def _n(value) -> str:
     return f"{value:,}" if isinstance(value, int) else "unknown"
 
 
+def _pct(value) -> str:
+    return f"{value:.1%}" if isinstance(value, (int, float)) else "unknown"
+
+
+def _total(facts: list[dict], key: str):
+    values = [f[key] for f in facts]
+    return sum(values) if all(isinstance(v, int) for v in values) else None
+
+
+def languages_section(hp: dict, ev: dict, corpora: dict) -> str:
+    """A run on several languages (a section of the card): each one's corpus, share of the training samples, sampling
+    share at the start and the end of the --sampling_alpha schedule, and last evaluation."""
+    langs = hp.get("languages") or {}
+    schedule = ", ".join(f"{p['alpha']:g} from step {p['start_step']}"
+                         for p in hp.get("sampling_schedule", []))
+    rows = []
+    for code, corpus in corpora.items():
+        f = langs.get(code, {})
+        shares = f.get("sampling_shares") or [None]
+        last = (f"MLM loss {ev[f'eval_mlm_loss/{code}']:.4f} (accuracy {ev[f'eval_mlm_acc/{code}']:.3f}) "
+                f"on {_n(ev.get(f'eval_instances/{code}'))}" if f"eval_mlm_loss/{code}" in ev else "none logged")
+        rows.append(f"| `{code}` | {corpus['dump']} | {_n(corpus['tokens'])} | "
+                    f"{_n(f.get('train_samples'))} ({_pct(f.get('sample_share'))}) | "
+                    f"{_pct(shares[0])} | {_pct(shares[-1])} | {last} |")
+    return (f"""
+## Languages
+
+Trained on {len(corpora)} languages at once, each sampled with a share proportional to (its
+share of the training samples) ** alpha, normalised (`--sampling_alpha {hp.get('sampling_alpha', 'unknown')}`:
+{schedule or 'unknown'}). The overall evaluation is the mean over the languages.
+
+| language | dump | tokens | training samples (share) | sampled at the start | at the end | last evaluation |
+|---|---|---|---|---|---|---|
+""" + "\n".join(rows) + "\n")
+
+
 def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, family) -> str:
     hp = _json(run_dir / "hparams.json") if run_dir else {}
     meta = _json(ckpt / "meta.json")
-    corpus = corpus_facts(hp.get("input_dir"))
+    folders = hp.get("input_dir")
+    corpora = ({code: {**corpus_facts(d), "lang": code} for code, d in folders.items()}
+               if isinstance(folders, dict) else {})
+    corpus = corpus_facts(folders) if not corpora else {
+        "lang": ", ".join(f"`{c}`" for c in corpora).strip("`"), **{
+            k: _total(list(corpora.values()), k) for k in ("documents", "tokens", "instances")},
+        "dump": "; ".join(f"{c}: {f['dump']} (date {f['dump_date']})" for c, f in corpora.items()),
+        "dump_date": None}
     train, ev = _last_records(run_dir)
     lang = corpus["lang"]
+    codes = list(corpora) or ([lang] if lang != "unknown" else [])
     case = ("lower-cased" if spec.lower_case else "cased") + (", accents stripped" if spec.strip_accents else "")
     nsp = f", NSP {train['nsp_loss']:.4f}" if "nsp_loss" in train else ", MLM only"
     losses = (f"loss {train['loss']:.4f} (MLM {train['mlm_loss']:.4f}{nsp}) "
@@ -91,8 +137,10 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
     init = f", initialised from {hp['init_checkpoint']}" if phase == 2 and hp.get("init_checkpoint") else ""
     if hp.get("init_from"):
         init = f", continued from {hp['init_from']}"
-    lang_meta = f"language:\n- {lang}\n" if lang != "unknown" else ""
-    site = f"https://{lang}.wikipedia.org" if lang != "unknown" else "https://www.wikipedia.org"
+    lang_meta = "language:\n" + "".join(f"- {c}\n" for c in codes) if codes else ""
+    site = ", ".join(f"https://{c}.wikipedia.org" for c in codes) or "https://www.wikipedia.org"
+    dump = corpus["dump"] + (f" (date {corpus['dump_date']})" if corpus["dump_date"] else "")
+    wikipedia = f"`{lang}` Wikipedia" + ("s" if len(codes) > 1 else "")
     # the table rows below must stay one line each: their contents, built here
     corpus_row = (f"{_n(corpus['documents'])} documents, {_n(corpus['tokens'])} tokens, "
                   f"{_n(corpus['instances'])} training instances")
@@ -113,12 +161,12 @@ datasets:
 
 A {arch} ({config.num_hidden_layers} layers, hidden size {config.hidden_size},
 {config.num_attention_heads} heads, {n_params:,} parameters) with its pretraining heads ({heads}),
-trained with wiki2bert on the `{lang}` Wikipedia.
+trained with wiki2bert on the {wikipedia}.
 
 | | |
 |---|---|
 | language | `{lang}` |
-| Wikipedia dump | {corpus['dump']} (date {corpus['dump_date']}) |
+| Wikipedia dump | {dump} |
 | corpus | {corpus_row} |
 | vocab | {spec.size:,} {KINDS.get(spec.kind, spec.kind)} tokens, {case} |
 | training | {training_row} |
@@ -126,7 +174,7 @@ trained with wiki2bert on the `{lang}` Wikipedia.
 | final training loss | {losses} |
 | last evaluation | {evals} |
 | exported | {time.strftime('%Y-%m-%d')} from `{ckpt.name}` |
-
+{languages_section(hp, ev, corpora) if corpora else ""}
 ## How to load it
 
 ```python
