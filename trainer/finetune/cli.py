@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from trainer.finetune.probe_dir import ProbeMissing, probe_files
 from trainer.finetune.tasks import TASKS
 
 
@@ -109,14 +110,10 @@ def resolve_files(args, parser) -> dict[str, Path | None]:
         if args.train_file or args.validation_file or args.test_file:
             parser.error("give either --probe or --train_file/--validation_file, not both")
         args.task = "ner"
-        folder = Path(args.probe) / "probe"
-        files = {"train": folder / "train.conll", "validation": folder / "dev.conll",
-                 "test": folder / "test.conll"}
-        missing = [f for f in files.values() if not f.is_file()]
-        if missing:
-            parser.exit(1, f"Error: no probe at {folder} ({missing[0].name} missing): run "
-                           f"`pipeline --data-dir {Path(args.probe).parent} --lang "
-                           f"{Path(args.probe).name} probe` first\n")
+        try:
+            files = probe_files(args.probe)
+        except ProbeMissing as exc:
+            parser.exit(1, f"Error: {exc}\n")
         return files
     if args.task is None:
         parser.error("give --task (ner, pos, classify, qa) or --probe DATA_DIR/LANG")
