@@ -12,6 +12,7 @@ folders come from the registry (pipeline/core/registry.py).
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 import logging
 import sys
@@ -52,6 +53,17 @@ class StageGroup(click.Group):
         if stage is None:
             return None
         return importlib.import_module(stage.module).command
+
+    def resolve_command(self, ctx, args):
+        """`pipeline extarct`: click's "No such command" plus the stage meant."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            if args and "No such command" in exc.message:
+                close = difflib.get_close_matches(args[0], [s.name for s in STAGES], n=1, cutoff=0.6)
+                if close:
+                    exc.message += f" Did you mean {close[0]!r}? (`pipeline --help` lists the stages)"
+            raise
 
     def format_commands(self, ctx, formatter):
         """The stages in pipeline order with the registry's one-line summaries (no imports)."""
