@@ -34,7 +34,7 @@ def write_report_stage(data_dir="data", lang="hu", runs=(), output=None, downstr
     """Write the report of DATA_DIR/LANG (plus trainer output dirs `runs` and fine-tuning
     results.json files or their folders `downstream`, and those an earlier report of the same
     page showed unless `forget_runs`); return its path."""
-    from pipeline.report.build import write_report   # matplotlib loads only for a report
+    from pipeline.report.build import write_report  # matplotlib loads only for a report
     from pipeline.report.remembered import merged, remembered
 
     folder = lang_dir(data_dir, lang)

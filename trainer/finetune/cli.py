@@ -43,6 +43,16 @@ def positive(kind):
     return check
 
 
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 (all) or more")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m trainer.finetune",
@@ -93,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "seed and the rate with the best validation score is used for every "
                             "seed, chosen for each variant (pretrained, random init) on its own")
     train.add_argument("--batch_size", type=positive(int), default=32, help="default 32")
+    train.add_argument("--max_train_examples", type=non_negative_int, default=None,
+                       help="train on at most N rows (a sentence, a text, a question window), "
+                            "the same seeded subset for every seed and variant; 0: all "
+                            "(default: 2000 on CPU, where a seed then takes minutes, all on a GPU)")
     train.add_argument("--max_seq_length", type=positive(int), default=None,
                        help="pieces per row (default 128, 384 for qa; at most the model's "
                             "max_position_embeddings)")
