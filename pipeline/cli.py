@@ -28,6 +28,10 @@ from .core.registry import BY_NAME, STAGES, validate_lang
 from .core.report import DEFAULT_PROGRESS_EVERY, PROGRESS_EVERY_ENV, set_progress_every
 
 
+INTERRUPTED = ("Interrupted: rerun the same command to go on: finished tasks are kept and "
+               "skipped, the interrupted ones start again")
+
+
 @dataclass
 class Globals:
     """The options given before the stage name, handed to every stage command."""
@@ -95,6 +99,9 @@ class StageGroup(click.Group):
             raise
         except UnicodeDecodeError as exc:
             raise click.ClickException(f"{exc}") from None
+        except KeyboardInterrupt:   # Ctrl-C: one line, not click's "Aborted!" after tracebacks
+            click.echo(INTERRUPTED, err=True)
+            raise click.exceptions.Exit(130) from None
 
 
 def _check_lang(ctx, param, value):
