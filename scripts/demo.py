@@ -265,7 +265,9 @@ def export(s: Settings) -> str:
 
 def fill_mask_examples(s: Settings) -> str:
     """Top-5 guesses for each example, and the rank of the expected word, through transformers."""
-    from scripts.fill_mask import fill_masks   # quiet transformers: the demo shows results
+    from scripts.fill_mask import (
+        fill_masks,  # quiet transformers: the demo shows results
+    )
 
     texts = [text for text, _ in FILL_MASK_EXAMPLES]
     say(f"$ python scripts/fill_mask.py {s.hf_dir} " + " ".join(f'"{t}"' for t in texts))

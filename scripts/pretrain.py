@@ -37,8 +37,12 @@ if __package__ in (None, "") and str(ROOT) not in sys.path:  # run by path: impo
 from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
 from scripts.demo import DemoError, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
-from scripts.vocab_rule import (body_parameters, embedding_warning, suggest_vocab_size,  # noqa: E402
-                                word_counts)
+from scripts.vocab_rule import (  # noqa: E402
+    body_parameters,
+    embedding_warning,
+    suggest_vocab_size,
+    word_counts,
+)
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402
 
 CONFIGS = ROOT / "trainer" / "configs"
