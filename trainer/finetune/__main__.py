@@ -23,7 +23,15 @@ same lines go to O/finetune.log. On CPU it trains on at most 2,000 rows unless
 from __future__ import annotations
 
 import logging
+import os
 import sys
+
+# Before torch loads OpenMP: its threads sleep when they wait instead of spinning. Spinning
+# threads collapse when another process takes a core: on 2 shared cores the same fine-tuning
+# ran at 8-15 examples/s beside one busy process (71-118 alone), at 29-34 with passive waits;
+# that is the 31-405 examples/s spread within one run (issue 38). OMP_WAIT_POLICY=active wins back
+# a little on an idle machine.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def summary_line(results: dict) -> str:
