@@ -50,7 +50,7 @@ def start_line(task, model, args, variants, counts: dict, limit, device, n_rates
                      f"{', the CPU default' if getattr(args, 'max_train_examples', None) is None else ''}"
                      "; 0 trains on all)")
     splits = ", ".join(f"{examples[s]:,} {s}" for s in ("train", "validation", "test") if s in examples)
-    runs = len(variants) * (len(args.seeds) + n_rates - 1)
+    runs = len(variants) * (len(args.seeds) + (n_rates - 1 if n_rates > 1 else 0))
     names = " + ".join(v.replace("_", " ") for v in variants)
     steps = max(1, -(-used // args.batch_size)) * args.epochs
     log_file = getattr(args, "log_file", None)

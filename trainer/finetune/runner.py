@@ -90,7 +90,10 @@ def finetune_model(model: str | Path, task, args, output_dir: Path, *,
         counts = _data_counts(task, tokenizer, max_length, train_feats)
         counts["train_rows_used"] = len(train_rows)
         grid = list(args.learning_rate)
-        plan = Plan(total=len(variants) * (len(args.seeds) + len(grid) - 1), quiet=quiet)
+        # a grid: every rate with the first seed, then every seed at the chosen rate (its first
+        # seed is one of the tried ones, and says "reused")
+        per_variant = len(args.seeds) + (len(grid) if len(grid) > 1 else 0)
+        plan = Plan(total=len(variants) * per_variant, quiet=quiet)
         if not quiet:
             log.info("%s", start_line(task, model, args, variants, counts, limit, device, len(grid)))
 
