@@ -108,7 +108,8 @@ def main() -> None:
     print("-" * len(head))
     for r in rows:
         print(f"{r['lang']:4} {r['stage']:25} {r['workers']:>1} {r['in_mb']:6.2f} {r['out_mb']:6.2f} "
-              f"{r['docs']:>5} {r['s']:9.2f} {r['spread']:>11} {r['stage_s']:7.2f} {r['mbps_core']:9.2f} {r['rss']:11.0f}")
+              f"{r['docs']:>5} {r['s']:9.2f} {r['spread']:>11} {r['stage_s']:7.2f} {r['mbps_core']:9.2f} "
+              f"{r['rss']:11.0f}")
 
 
 if __name__ == "__main__":

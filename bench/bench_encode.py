@@ -136,10 +136,11 @@ def main() -> None:
     print(head)
     print("-" * len(head))
     for setting, what, workers, text_mb, runs in rows:
-        med = lambda k: statistics.median(r[k] for r in runs)  # noqa: E731
+        med = lambda k, runs=runs: statistics.median(r[k] for r in runs)  # noqa: E731
         wall = med("wall")
         print(f"{setting:>8} {what:>9} {workers:>7} {text_mb:>7.2f} {wall:>7.2f} {med('cpu'):>7.2f} "
-              f"{text_mb / wall / workers:>9.2f} {text_mb / med('cpu'):>8.2f} {med('instances') / wall:>8.0f} {int(med('instances')):>9} "
+              f"{text_mb / wall / workers:>9.2f} {text_mb / med('cpu'):>8.2f} {med('instances') / wall:>8.0f} "
+              f"{int(med('instances')):>9} "
               f"{med('out_mb'):>7.1f} {max(r['rss_mb'] for r in runs):>11.0f}")
 
 

@@ -13,7 +13,7 @@ Settings: BERT-base and BERT-large (trainer/configs/bert_{base,large}.json; --ti
 phase 1 (seq 128, 20 predictions: the data folder's hdf5_*seq_len_128_max_pred_20*) and
 phase 2 (seq 512, 80), bf16 or fp16 autocast (fp16 with the GradScaler) or fp32, and variants,
 each one change alone:
-    ours                 trainer/model.py, padded, LAMB (trainer/optim.py), pinned batches
+    ours                 trainer/models/bert_network.py, padded, LAMB (trainer/optim.py), pinned batches
     ours+unpad           --unpad: the encoder on the real tokens only (flash varlen on CUDA)
     ours+compile         --torch_compile: each encoder layer through torch.compile
     ours+compile+unpad   both
@@ -22,9 +22,9 @@ each one change alone:
                          loader costs, the issue's "GPU waiting for data", is the difference)
     hf                   transformers' BertForPreTraining, attn_implementation="sdpa", eager
     hf+compile           the same, each encoder layer compiled as ours is
-Every variant runs the trainer's step (trainer/training.py): --accum micro-batches (autocast,
+Every variant runs the trainer's step (trainer/loop.py): --accum micro-batches (autocast,
 loss scaling in fp16, backward), then clip_grad_norm_(1.0), LAMB and one host sync, on batches
-from the trainer's loader (trainer/data.py) over the real shards, the batch size the same for
+from the trainer's loader (trainer/data/loader.py) over the real shards, the batch size the same for
 ours and HF's. The recipes accumulate 128-512 micro-batches per step (trainer/configs/phase*),
 so the optimizer's share of their time is under 1%; the default 16 keeps it near 1.5% in a
 short run (--accum 1 shows the optimizer's full cost). HF gets its labels as the [B, L] tensor
@@ -38,7 +38,7 @@ optimizer step, CUDA events.
 
 MFU = model FLOPs per second / peak (--peak-tflops, default 989: the H100 SXM's dense bf16 and
 fp16 specification; a plain 8192^3 bf16 matmul is measured first and printed for scale, about
-800 TFLOP/s on this workplace's H100s). Model FLOPs per step, trainer/flops.py, for sequences of
+800 TFLOP/s on this workplace's H100s). Model FLOPs per step, trainer/runtime/flops.py, for sequences of
 n real tokens and M masked positions in all (hidden H, intermediate I, vocab V, layers N):
     6 x [N (4H^2 + 2HI + 9H + I) x sum(n) + (H^2 + HV + 3H + V) x M + (H^2 + 3H + 2) x B]
     + 12 x N x H x sum(n^2)
@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import gc
 import itertools
 import statistics
@@ -69,10 +68,9 @@ import torch  # noqa: E402
 
 from bench.gpu_tables import HEADER, Result, Setting, row, summary  # noqa: E402
 from trainer.data import ShardedTrainData, find_shards  # noqa: E402
-from trainer.flops import train_flops  # noqa: E402
-from trainer.model import BertConfig, BertForPreTraining  # noqa: E402
+from trainer.models.bert_network import BertConfig, BertForPreTraining  # noqa: E402
 from trainer.optim import build_optimizer  # noqa: E402
-from trainer.unpad import unpad_extras  # noqa: E402
+from trainer.runtime.flops import train_flops  # noqa: E402
 
 PHASES = {1: (128, 20), 2: (512, 80)}
 BATCH = {("base", 1): 256, ("large", 1): 128, ("base", 2): 64, ("large", 2): 32,
@@ -160,9 +158,8 @@ def measure(s: Setting, config: BertConfig, args, device) -> Result:
     dtype = DTYPES[s.precision]
     pin = device.type == "cuda" and s.variant != "ours-pin"
     # as the trainer does it: with unpadding the loader finds the real tokens on the host
-    extras = functools.partial(unpad_extras, pin=pin) if "unpad" in s.variant else None
     data = ShardedTrainData(shards_for(args.data, s.phase), s.batch, seed=0, rank=0, world_size=1,
-                            vocab_size=config.vocab_size, pin_memory=pin, extras=extras)
+                            vocab_size=config.vocab_size, pin_memory=pin, unpad="unpad" in s.variant)
     to_inputs = hf_batch if s.variant.startswith("hf") else (lambda b: b)
     clock = Clock(device)
     it = iter(data)
@@ -183,7 +180,7 @@ def measure(s: Setting, config: BertConfig, args, device) -> Result:
         return batch, inputs, time.perf_counter() - t0
 
     def step():
-        """One optimizer step over args.accum micro-batches, as trainer/training.py runs it:
+        """One optimizer step over args.accum micro-batches, as trainer/loop.py runs it:
         the next micro-batch is fetched while the GPU runs this one's forward."""
         tokens, flops = 0, 0.0
         batch, inputs, fetch_s = fetch()

@@ -26,12 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
-
 from bench_loader import make_data, one_run  # noqa: E402
 from bench_probe import MODEL  # noqa: E402
+
 from tests.helpers.synthetic_shards import write_vocab  # noqa: E402
 from trainer.data import find_shards, read_shard  # noqa: E402
-from trainer.masking import DynamicMasker, encode_vocab  # noqa: E402
+from trainer.data.masking import DynamicMasker, encode_vocab  # noqa: E402
 from vocab.spec import load_vocab  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

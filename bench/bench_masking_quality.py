@@ -63,7 +63,7 @@ def evaluate(run_dir: Path, test_dir: Path) -> dict:
 
     from trainer.checkpoint import latest_checkpoint
     from trainer.data import eval_batches, find_shards
-    from trainer.model import BertConfig, BertForPreTraining
+    from trainer.models.bert_network import BertConfig, BertForPreTraining
 
     ckpt = latest_checkpoint(run_dir)
     model = BertForPreTraining(BertConfig.from_json_file(run_dir / "bert_config.json"))

@@ -59,7 +59,8 @@ def main() -> None:
             dask = ["--scheduler", "local"] if mode == "dask" else []
             subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(tmp / mode), "--lang",
                             args.lang, "--workers", "2", *dask, "-q", "run", "--dump", str(args.dump),
-                            "--source", f"web={web}", "--weight", "web=2", "--vocab-size", "8000", "--encode", "128/20"],
+                            "--source", f"web={web}", "--weight", "web=2", "--vocab-size", "8000",
+                            "--encode", "128/20"],
                            check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime

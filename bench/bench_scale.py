@@ -250,16 +250,16 @@ def overhead_table(runs: list[dict]) -> None:
     def pair_key(run):
         return run["lang"], run["mb"], run["turn"]
 
-    pairs = [(d, l) for d in runs if d["executor"] == "dask"
-             for l in runs if l["executor"] == "local" and pair_key(l) == pair_key(d)]
+    pairs = [(d, loc) for d in runs if d["executor"] == "dask"
+             for loc in runs if loc["executor"] == "local" and pair_key(loc) == pair_key(d)]
     if not pairs:
         return
     print("\nDask against the local pool (dask / local - 1, in %): raw, and per second of task CPU "
           "(see overhead(): the machine's drift factored out)")
     print("| lang | XML MB | pair | task CPU | wall | CPU | wall per task CPU | CPU per task CPU |")
     print("|---|---|---|---|---|---|---|---|")
-    for d, l in pairs:
-        o = overhead(d, l)
+    for d, loc in pairs:
+        o = overhead(d, loc)
         print(f"| {d['lang']} | {d['xml_mb']:.0f} | {d['turn'] + 1} | " + " | ".join(
             f"{(o[k] - 1) * 100:+.0f}" for k in ("speed", "wall", "cpu", "wall_per_task", "cpu_per_task")) + " |")
     print("\nper stage, wall per second of task CPU (median over pairs; vocab and shard are mostly the "
@@ -267,9 +267,10 @@ def overhead_table(runs: list[dict]) -> None:
     print("| lang | XML MB | " + " | ".join(STAGES) + " |")
     print("|---|---|" + "---|" * len(STAGES))
     for key in sorted({(d["lang"], d["mb"]) for d, _ in pairs}):
-        group = [(d, l) for d, l in pairs if (d["lang"], d["mb"]) == key]
-        cells = [statistics.median(overhead(d, l, (s,))["wall_per_task"] for d, l in group) for s in STAGES]
-        print(f"| {key[0]} | {group[0][0]['xml_mb']:.0f} | " + " | ".join(f"{(c - 1) * 100:+.0f}" for c in cells) + " |")
+        group = [(d, loc) for d, loc in pairs if (d["lang"], d["mb"]) == key]
+        cells = [statistics.median(overhead(d, loc, (s,))["wall_per_task"] for d, loc in group) for s in STAGES]
+        print(f"| {key[0]} | {group[0][0]['xml_mb']:.0f} | "
+              + " | ".join(f"{(c - 1) * 100:+.0f}" for c in cells) + " |")
 
 
 def projection_table(runs: list[dict], workers: int) -> None:
@@ -324,7 +325,8 @@ def extract_table(args, work: Path) -> None:
                     model = statistics.median(cpu_model(r, w) for r in runs)
                     one = med if w == 1 else one
                     one_model = model if w == 1 else one_model
-                    print(f"| {lang} | {runs[0]['xml_mb']:.0f} | {form} | {w} | {med:.1f} ({min(sec):.1f}-{max(sec):.1f}) "
+                    print(f"| {lang} | {runs[0]['xml_mb']:.0f} | {form} | {w} | {med:.1f} "
+                          f"({min(sec):.1f}-{max(sec):.1f}) "
                           f"| {statistics.median(r['cpu'] for r in runs):.1f} | {runs[0]['xml_mb'] / med:.1f} "
                           f"| {one / med:.2f} | {model:.1f} | {one_model / model:.2f} "
                           f"| {max(r['rss_main'] for r in runs):.0f} | {max(r['rss_worker'] for r in runs):.0f} |",

@@ -106,7 +106,8 @@ def stage_folder(stage: str) -> str:
 # -- link labels of prose paragraphs ------------------------------------------------------------
 
 _LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|([^\[\]]*))?\]\]")
-_REF = re.compile(r"<ref[^>/]*/>|<ref[^>]*>.*?</ref>|<(gallery|imagemap|timeline|graph|math|pre|syntaxhighlight|source)[^>]*>.*?</\1>", re.S | re.I)
+_REF = re.compile(r"<ref[^>/]*/>|<ref[^>]*>.*?</ref>"
+                  r"|<(gallery|imagemap|timeline|graph|math|pre|syntaxhighlight|source)[^>]*>.*?</\1>", re.S | re.I)
 _TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _SIDEBAR = re.compile(r"^[a-z]{2,3}(?:-[a-z]+)*$")

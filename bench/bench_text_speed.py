@@ -63,7 +63,7 @@ def main() -> None:
     if not todo:
         raise SystemExit(f"no inputs under {args.data}: run bench_text_quality.py --keep {args.data} first")
     print(f"interleaved, {args.runs} runs each; median input MB per CPU-second of the process tree")
-    print(f"| stage | lang | input MB | before | after | after/before |")
+    print("| stage | lang | input MB | before | after | after/before |")
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for stage, lang, src, extra in todo:

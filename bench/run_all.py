@@ -59,7 +59,7 @@ def machine() -> list[str]:
                 break
     except OSError:
         pass
-    load = ", load average %.1f %.1f %.1f" % os.getloadavg() if hasattr(os, "getloadavg") else ""
+    load = ", load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()) if hasattr(os, "getloadavg") else ""
     versions = []
     for pkg in ("torch", "tokenizers", "sentencepiece", "h5py", "transformers"):
         try:

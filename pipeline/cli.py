@@ -27,7 +27,6 @@ from .core.os_errors import describe, is_data_error
 from .core.registry import BY_NAME, STAGES, validate_lang
 from .core.report import DEFAULT_PROGRESS_EVERY, PROGRESS_EVERY_ENV, set_progress_every
 
-
 INTERRUPTED = ("Interrupted: rerun the same command to go on: finished tasks are kept and "
                "skipped, the interrupted ones start again")
 

@@ -189,7 +189,7 @@ def planned_steps(s: Settings) -> int:
 
 
 def trained_step(output_dir: Path) -> int:
-    """The step of the newest complete checkpoint (trainer/checkpoint.py's rule), 0 if none.
+    """The step of the newest complete checkpoint (trainer/checkpoint/layout.py's rule), 0 if none.
     The checkpoint module's layout functions do not start torch: a finished run is recognised
     at once."""
     found = list_checkpoints(output_dir)

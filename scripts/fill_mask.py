@@ -2,7 +2,6 @@
 
 Usage:
     python scripts/fill_mask.py HF_DIR "Budapest Magyarország [MASK]." [MORE SENTENCES ...] [--top_k 5]
-    python -m trainer.fill_mask HF_DIR "..."     # the same (an alias kept for old commands)
 
 HF_DIR is what `python -m trainer.export` wrote, a BERT or a ModernBERT: it is loaded once with
 transformers' AutoModelForMaskedLM (the masked-LM head only; a BERT export's NSP head is not

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run by path: import the product
     sys.path.insert(0, str(ROOT))
 
-# explicit both ways: left out, both are on for CUDA in bf16 (trainer/speed.py)
+# explicit both ways: left out, both are on for CUDA in bf16 (trainer/runtime/speed.py)
 VARIANT_FLAGS = {"plain": ["--no-torch_compile", "--no-unpad"],
                  "compile": ["--torch_compile", "--no-unpad"],
                  "unpad": ["--no-torch_compile", "--unpad"],
@@ -99,7 +99,7 @@ def export_check(args, run: Path, log_file: Path) -> tuple[bool, str]:
     import transformers
 
     from trainer.data import eval_batches, find_shards
-    from trainer.model import BertConfig, BertForPreTraining
+    from trainer.models.bert_network import BertConfig, BertForPreTraining
 
     hf_dir = args.out_dir / "hf_export"
     cmd = [sys.executable, "-m", "trainer.export", "--checkpoint_dir", str(run), "--output", str(hf_dir)]

@@ -1,6 +1,7 @@
 """The layout's rules (docs/architecture.md), checked on the source: dependencies run one way,
-no stage imports another, the trainer reaches the pipeline only through the HDF5 contract,
-and no module grows past ~400 lines."""
+no stage imports another, the trainer reaches the pipeline only through the HDF5 contract, each
+of the trainer's rooms imports only the rooms below it, a model-type string is compared in the
+model registry only, and no module grows past ~400 lines."""
 from __future__ import annotations
 
 import ast
@@ -9,25 +10,38 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("pipeline", "vocab", "trainer", "scripts")
+PACKAGES = ("common", "pipeline", "vocab", "trainer", "scripts")
 
-# package folder -> the project modules its code may import (prefixes)
+# package folder -> the project modules its code may import (prefixes). `common` holds the rules
+# every half shares (atomic writes, OS-fault advice) and imports nothing of the project.
 ALLOWED = {
-    "pipeline/core": ("pipeline.core",),
-    "pipeline/text": ("pipeline.core", "pipeline.text"),
-    "pipeline/encoding": ("pipeline.core", "pipeline.encoding", "vocab"),
-    "pipeline/report": ("pipeline.core", "pipeline.text", "pipeline.encoding", "pipeline.report", "vocab"),
-    "pipeline/stages": ("pipeline.core", "pipeline.text", "pipeline.encoding", "pipeline.report", "vocab"),
-    "pipeline": ("pipeline.core", "pipeline.cli"),        # cli.py: stages load via the registry
-    "vocab": ("vocab",),
-    "trainer": ("trainer", "vocab", "pipeline.encoding.hdf5_format"),
+    "common": ("common",),
+    "pipeline/core": ("common", "pipeline.core",),
+    "pipeline/text": ("common", "pipeline.core", "pipeline.text"),
+    "pipeline/encoding": ("common", "pipeline.core", "pipeline.encoding", "vocab"),
+    "pipeline/report": ("common", "pipeline.core", "pipeline.text", "pipeline.encoding", "pipeline.report",
+                        "vocab"),
+    "pipeline/stages": ("common", "pipeline.core", "pipeline.text", "pipeline.encoding", "pipeline.report",
+                        "vocab"),
+    "pipeline": ("common", "pipeline.core", "pipeline.cli"),        # cli.py: stages load via the registry
+    "vocab": ("common", "vocab"),
+    # the trainer's rooms, lowest first; the files at trainer/'s top (the entry, the loop, the
+    # build of a run) may import any room
+    "trainer/data": ("common", "trainer.data", "trainer.errors", "vocab", "pipeline.encoding.hdf5_format"),
+    "trainer/models": ("common", "trainer.models", "trainer.data.unpadding"),
+    "trainer/checkpoint": ("common", "trainer.checkpoint", "trainer.errors"),
+    "trainer/runtime": ("common", "trainer.runtime", "trainer.checkpoint.layout", "trainer.data", "trainer.errors",
+                        "vocab"),
+    "trainer/config": ("common", "trainer.config", "trainer.models", "trainer.runtime", "trainer.errors"),
+    "trainer/export": ("common", "trainer.export", "trainer.checkpoint", "trainer.models", "vocab"),
+    "trainer/finetune": ("common", "trainer.finetune", "trainer.export", "trainer.checkpoint", "vocab"),
+    "trainer": ("common", "trainer", "vocab", "pipeline.encoding.hdf5_format"),
 }
 
 
 def modules():
     for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            yield path
+        yield from sorted((ROOT / package).rglob("*.py"))
 
 
 def project_imports(path: Path) -> list[str]:
@@ -80,7 +94,45 @@ def test_the_rules_see_relative_and_absolute_imports(tmp_path):
 
 def test_every_package_folder_is_a_regular_package():
     """setuptools' find_packages (pyproject) ships only folders with an __init__.py."""
-    for package in ("pipeline", "vocab", "trainer"):
+    for package in ("common", "pipeline", "vocab", "trainer"):
         for folder in [ROOT / package, *(p for p in (ROOT / package).rglob("*") if p.is_dir())]:
             if any(folder.glob("*.py")):
                 assert (folder / "__init__.py").is_file(), folder.relative_to(ROOT)
+
+
+def family_names() -> set[str]:
+    from trainer.models import FAMILIES
+
+    return set(FAMILIES)
+
+
+def model_type_comparisons(path: Path) -> list[str]:
+    """`x == "bert"`, `"modernbert" in (...)`, `match x: case "bert"` ... in `path`: a family's
+    name compared (or matched) anywhere, as a string constant."""
+    names, found = family_names(), []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            for op in operands:
+                items = op.elts if isinstance(op, (ast.Tuple, ast.List, ast.Set)) else [op]
+                found += [f"line {node.lineno}: {i.value!r}" for i in items
+                          if isinstance(i, ast.Constant) and i.value in names]
+        elif isinstance(node, ast.MatchValue) and isinstance(node.value, ast.Constant) \
+                and node.value.value in names:
+            found.append(f"line {node.lineno}: case {node.value.value!r}")
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if p.parts[len(ROOT.parts)] == "trainer"],
+                         ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_a_model_type_is_compared_in_the_registry_only(path):
+    """Everything else asks the family (trainer/models/family.py) what it can do."""
+    if path == ROOT / "trainer" / "models" / "__init__.py":
+        return
+    assert model_type_comparisons(path) == [], f"{path.relative_to(ROOT)} compares a model type"
+
+
+def test_the_model_type_rule_sees_comparisons(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text('if args.model_type == "modernbert" or t in ("bert", "x"):\n    pass\n')
+    assert len(model_type_comparisons(probe)) == 2

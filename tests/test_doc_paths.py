@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted([*ROOT.glob("*.md"), *ROOT.glob("docs/*.md"), *ROOT.glob("bench/*.md"),
                *ROOT.glob("data/*.md"), *ROOT.glob("scripts/**/*.md"), *ROOT.glob("trainer/configs/*.json")])
-REPO_PATH = re.compile(r"(?<![\w./-])((?:pipeline|trainer|vocab|docs|scripts|bench|tests|data/sample|\.ci)/"
+REPO_PATH = re.compile(r"(?<![\w./-])((?:common|pipeline|trainer|vocab|docs|scripts|bench|tests|data/sample|\.ci)/"
                        r"[\w./*-]*\.(?:py|md|json|sh|toml|bz2|sbatch|slurm|ya?ml))(?![\w{])")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 

@@ -47,3 +47,29 @@ def show_error(message: str) -> None:
                 json.dump(record, fh)
         except OSError:
             pass   # rank 0's line is still on stderr
+
+
+def os_fault_line(exc: OSError, args) -> str:
+    """The one line for an OSError of the run: a shard under --input_dir or an output file."""
+    from pathlib import Path
+
+    from common.os_errors import os_error_message
+
+    file = Path(str(exc.filename or "")).resolve()
+    reading = bool(args.input_dir) and file.is_relative_to(Path(args.input_dir).resolve())
+    return os_error_message(exc, where="--input_dir" if reading else "--output_dir",
+                            also="" if reading else ", or lower --keep_checkpoints",
+                            then="; then rerun with --resume_from_checkpoint")
+
+
+PEER_LOST = ("another rank of the run ended first; its own error is in torchrun's summary below "
+             "(the failed rank's line): fix that, then rerun with --resume_from_checkpoint")
+
+
+def peer_lost(exc: RuntimeError) -> bool:
+    """A collective failed because another rank ended (that rank reports the cause)."""
+    import torch.distributed as dist
+
+    # gloo's lost peer is a plain RuntimeError: "[...pair.cc:553] Connection closed by peer"
+    lost = isinstance(exc, dist.DistError) or "Connection closed by peer" in str(exc)
+    return lost and int(os.environ.get("WORLD_SIZE", "1")) > 1

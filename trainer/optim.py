@@ -10,9 +10,8 @@
 Adam moments with bias correction, decoupled weight decay added to the update, then a per-tensor
 trust ratio ||w|| / ||update|| (1 when either norm is 0). Like FusedLAMB's default
 (use_nvlamb=False), the trust ratio applies only to tensors with weight decay; biases and
-LayerNorm (no decay) take the plain Adam step. FusedLAMB also clips by the global grad norm
-before the step (max_grad_norm=1.0 there); here that is `max_grad_norm`, off (0) by default
-because the trainer calls clip_grad_norm_ itself. AdamW is torch.optim.AdamW (foreach).
+LayerNorm (no decay) take the plain Adam step. FusedLAMB's own clipping by the global grad norm
+is left out: the trainer calls clip_grad_norm_ itself. AdamW is torch.optim.AdamW (foreach).
 """
 from __future__ import annotations
 
@@ -27,18 +26,14 @@ class Lamb(torch.optim.Optimizer):
     """LAMB (You et al. 2019) as NVIDIA's FusedLAMB computes it; see the module docstring."""
 
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-6,
-                 weight_decay: float = 0.01, max_grad_norm: float = 0.0,
-                 use_nvlamb: bool = False):
+                 weight_decay: float = 0.01):
         if lr < 0.0:
             raise ValueError(f"Lamb: learning rate must be >= 0, got {lr}")
         if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
             raise ValueError(f"Lamb: betas must be in [0, 1), got {betas}")
-        if eps < 0.0 or weight_decay < 0.0 or max_grad_norm < 0.0:
-            raise ValueError("Lamb: eps, weight_decay and max_grad_norm must be >= 0")
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                        use_nvlamb=use_nvlamb)
-        super().__init__(params, defaults)
-        self.max_grad_norm = max_grad_norm
+        if eps < 0.0 or weight_decay < 0.0:
+            raise ValueError("Lamb: eps and weight_decay must be >= 0")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay))
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -54,13 +49,6 @@ class Lamb(torch.optim.Optimizer):
                 groups.append((group, params))
         if not groups:
             return loss
-
-        clip = None
-        if self.max_grad_norm > 0:
-            norms = [n for _, ps in groups for n in torch._foreach_norm([p.grad for p in ps])]
-            total = torch.linalg.vector_norm(torch.stack(norms).float())
-            # Divide by norm/max only when the norm exceeds max (apex's rule), no host sync.
-            clip = torch.clamp(total / self.max_grad_norm, min=1.0)
 
         for group, params in groups:
             beta1, beta2 = group["betas"]
@@ -78,8 +66,6 @@ class Lamb(torch.optim.Optimizer):
                 exp_avg_sqs.append(state["exp_avg_sq"])
             # One step count per group, as apex keeps it (saved with the param groups).
             group["step"] = step = group.get("step", 0) + 1
-            if clip is not None:
-                grads = torch._foreach_div(grads, clip)
 
             # m = b1 m + (1-b1) g ;  v = b2 v + (1-b2) g^2
             torch._foreach_lerp_(exp_avgs, grads, 1.0 - beta1)
@@ -92,16 +78,12 @@ class Lamb(torch.optim.Optimizer):
             denom = torch._foreach_sqrt(exp_avg_sqs)
             torch._foreach_div_(denom, math.sqrt(bc2))
             torch._foreach_add_(denom, eps)
-            if wd == 0 and not group["use_nvlamb"]:
+            if wd == 0:
                 # no trust ratio (FusedLAMB's default for undecayed tensors): plain Adam step
                 torch._foreach_addcdiv_(params, exp_avgs, denom, value=-lr / bc1)
                 continue
-            if wd != 0:
-                update = torch._foreach_mul(params, wd)
-                torch._foreach_addcdiv_(update, exp_avgs, denom, value=1.0 / bc1)
-            else:
-                update = torch._foreach_div(exp_avgs, denom)
-                torch._foreach_div_(update, bc1)
+            update = torch._foreach_mul(params, wd)
+            torch._foreach_addcdiv_(update, exp_avgs, denom, value=1.0 / bc1)
             # trust ratio ||w|| / ||update||, 1 when either is 0; computed on device, no sync
             w_norm = torch.stack(torch._foreach_norm(params))
             u_norm = torch.stack(torch._foreach_norm(update))
@@ -127,32 +109,27 @@ def param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
 
 
 def build_optimizer(model: nn.Module, name: str, lr: float, weight_decay: float = 0.01,
-                    betas=(0.9, 0.999), eps: float = 1e-6, max_grad_norm: float = 0.0):
-    """`name` is "lamb" or "adamw"; no weight decay on biases and LayerNorm.
-
-    max_grad_norm applies to LAMB only (FusedLAMB's built-in global clipping; 0 = off)."""
+                    betas=(0.9, 0.999), eps: float = 1e-6):
+    """`name` is "lamb" or "adamw"; no weight decay on biases and LayerNorm."""
     groups = param_groups(model, weight_decay)
     key = name.lower()
     if key == "lamb":
-        return Lamb(groups, lr=lr, betas=betas, eps=eps, max_grad_norm=max_grad_norm)
+        return Lamb(groups, lr=lr, betas=betas, eps=eps)
     if key == "adamw":
         return torch.optim.AdamW(groups, lr=lr, betas=betas, eps=eps, foreach=True)
     raise ValueError(f"unknown optimizer {name!r}: choose lamb or adamw")
 
 
-def lr_factor(step: int, warmup_steps: float, max_steps: int, degree: float = 0.5,
-              nvidia_formula: bool = False) -> float:
+def lr_factor(step: int, warmup_steps: float, max_steps: int, degree: float = 0.5) -> float:
     """Multiplier of the peak lr at `step`: linear warmup from 0, then (1 - progress)^degree
-    over the steps after warmup, reaching 0 at max_steps (and staying 0 after).
-
-    nvidia_formula=True measures progress over all max_steps as NVIDIA's PolyWarmUpScheduler
-    does, which drops the lr abruptly at the end of warmup (to 0.85x for warmup 0.2843)."""
+    over the steps after warmup, reaching 0 at max_steps (and staying 0 after). Progress is
+    measured from the end of warmup, so the lr is continuous there (NVIDIA's
+    PolyWarmUpScheduler measures it over all max_steps and drops the lr abruptly at the end of
+    warmup, to 0.85x for warmup 0.2843)."""
     if step < warmup_steps:
         return step / warmup_steps
     if step >= max_steps:
         return 0.0
-    if nvidia_formula:
-        return (1.0 - step / max_steps) ** degree
     return ((max_steps - step) / (max_steps - warmup_steps)) ** degree
 
 
@@ -177,12 +154,11 @@ def wsd_factor(step: int, warmup_steps: float, max_steps: int, decay_steps: floa
 SCHEDULES = ("poly", "linear", "wsd")
 
 
-def build_scheduler(optimizer, warmup_proportion: float, max_steps: int, degree: float = 0.5,
-                    nvidia_formula: bool = False, kind: str = "poly",
+def build_scheduler(optimizer, warmup_proportion: float, max_steps: int, kind: str = "poly",
                     decay_proportion: float = 0.2):
     """LambdaLR: linear warmup over warmup_proportion * max_steps, then `kind`: poly (degree 0.5
-    as NVIDIA's PolyWarmUpScheduler) to 0 at max_steps, continuous at the end of warmup unless
-    nvidia_formula (see lr_factor); linear to 0; or wsd (stable, then linear to 0 over the last
+    as NVIDIA's PolyWarmUpScheduler) to 0 at max_steps, continuous at the end of warmup (see
+    lr_factor); linear to 0; or wsd (stable, then linear to 0 over the last
     decay_proportion * max_steps)."""
     if max_steps < 1:
         raise ValueError(f"max_steps must be >= 1, got {max_steps}")
@@ -191,8 +167,7 @@ def build_scheduler(optimizer, warmup_proportion: float, max_steps: int, degree:
     warmup_steps = warmup_proportion * max_steps
     # a partial, not a lambda: picklable with the scheduler
     if kind == "poly":
-        factor = functools.partial(lr_factor, warmup_steps=warmup_steps, max_steps=max_steps,
-                                   degree=degree, nvidia_formula=nvidia_formula)
+        factor = functools.partial(lr_factor, warmup_steps=warmup_steps, max_steps=max_steps)
     elif kind == "linear":
         factor = functools.partial(linear_factor, warmup_steps=warmup_steps, max_steps=max_steps)
     elif kind == "wsd":

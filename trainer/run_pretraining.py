@@ -26,74 +26,79 @@ Usage:
 Every flag is also a key of the JSON --config_file (the command line wins); see --help.
 `--train_batch_size` is per rank and micro-step: the global batch is
 train_batch_size x gradient_accumulation_steps x ranks.
-Writes to output_dir: hparams.json, bert_config.json, vocab.txt + tokenizer_config.json,
-train_log.jsonl, tensorboard/, git_diff.patch (if the checkout is dirty) and
-checkpoints/ckpt_{step:08d}/ (see trainer/checkpoint.py). Bad input ends with one
+Writes to output_dir: hparams.json (the resolved config), bert_config.json, vocab.txt +
+tokenizer_config.json, train_log.jsonl, tensorboard/, git_diff.patch (if the checkout is dirty)
+and checkpoints/ckpt_{step:08d}/ (see trainer/checkpoint/layout.py). Bad input ends with one
 `Error: ...` line and exit status 1; under torchrun rank 0 prints it and torchrun's closing
 summary repeats it (trainer/errors.py). So does a fault of the OS (a full or read-only disk,
-a permission, an I/O error: trainer/oserrors.py), and a disk too small for --keep_checkpoints
-+ 1 checkpoints is refused before the first step (trainer/ckpt_space.py; docs/reliability.md).
+a permission, an I/O error), and a disk too small for --keep_checkpoints + 1 checkpoints is
+refused before the first step (trainer/checkpoint/space.py; docs/reliability.md).
 
 Environment:
     WIKI2BERT_TRACEBACK=1   show the traceback of an `Error: ...` too
     WIKI2BERT_DS_SHM=0      under --deepspeed on CPU, skip DeepSpeed's shared-memory all-reduce
                             op (its first use compiles C++ for 1-2 minutes) and use gloo
 
-This file is the entry: it parses the flags, builds a Trainer (trainer/training.py) and
-trains. DeepSpeed's settings are trainer/ds_settings.py, output_dir set-up trainer/output_dir.py.
+This file is the entry: it reads the flags into the run's frozen config (trainer/config/),
+builds a Trainer (trainer/loop.py, its parts from trainer/build.py) and trains. The model
+families are trainer/models/, the data trainer/data/, checkpoints trainer/checkpoint/, and
+what a run needs around them (processes, DeepSpeed, speed defaults, the budget, the output
+dir) trainer/runtime/.
 """
 from __future__ import annotations
 
 import os
 import sys
 
-if __package__ in (None, ""):  # run by path: make the repo root importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if __package__ in (None, ""):  # run by path: the repo root importable instead of this folder,
+    # whose rooms (config/, data/, models/ ...) would shadow any package of the same name
+    _here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+    sys.path.insert(0, os.path.dirname(_here))
 
 from trainer.config import ConfigError, parse_args  # noqa: E402
-from trainer.errors import TrainError, show_error  # noqa: E402
+from trainer.errors import PEER_LOST, TrainError, os_fault_line, peer_lost, show_error  # noqa: E402
+
+_INTERRUPTED = []
 
 
-def os_fault_line(exc: OSError, args) -> str:
-    """The one line for an OSError of the run: a shard under --input_dir or an output file."""
-    from pathlib import Path
-
-    from trainer.oserrors import os_error_message
-
-    file = Path(str(exc.filename or "")).resolve()
-    reading = bool(args.input_dir) and file.is_relative_to(Path(args.input_dir).resolve())
-    return os_error_message(exc, where="--input_dir" if reading else "--output_dir",
-                            also="" if reading else ", or lower --keep_checkpoints",
-                            then="; then rerun with --resume_from_checkpoint")
+def _on_sigint(signum, frame):
+    _INTERRUPTED.append(signum)
+    raise KeyboardInterrupt
 
 
-PEER_LOST = ("another rank of the run ended first; its own error is in torchrun's summary below "
-             "(the failed rank's line): fix that, then rerun with --resume_from_checkpoint")
-
-
-def peer_lost(exc: RuntimeError) -> bool:
-    """A collective failed because another rank ended (that rank reports the cause)."""
-    import torch.distributed as dist
-
-    # gloo's lost peer is a plain RuntimeError: "[...pair.cc:553] Connection closed by peer"
-    lost = isinstance(exc, dist.DistError) or "Connection closed by peer" in str(exc)
-    return lost and int(os.environ.get("WORLD_SIZE", "1")) > 1
+def interrupted() -> bool:
+    return bool(_INTERRUPTED)
 
 
 def main(argv=None) -> int:
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    if before is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)   # remember it: a collective may fail first
+    try:
+        return _run(argv)
+    finally:
+        if before is signal.default_int_handler:
+            signal.signal(signal.SIGINT, before)
+
+
+def _run(argv) -> int:
     try:
         args = parse_args(argv)  # before importing torch: --help and flag errors stay instant
-        from trainer.checkpoint import CheckpointError
-        from trainer.ckpt_space import check_run_space
-        from trainer.data import DataError
-        from trainer.training import Trainer
+        from trainer.checkpoint.layout import CheckpointError
+        from trainer.checkpoint.space import check_run_space
+        from trainer.config import resolve_config
+        from trainer.data.shards import DataError
+        from trainer.loop import Trainer
         from vocab.spec import VocabError
 
         user_errors = (ConfigError, TrainError, DataError, CheckpointError, VocabError)
         try:
-            trainer = Trainer(args)
-            try:
-                check_run_space(trainer)   # refuse now, not at a checkpoint hours later
+            trainer = Trainer(resolve_config(args))
+            try:   # refuse now, not at a checkpoint hours later
+                check_run_space(trainer.config, trainer.out, trainer.env, trainer.checkpoint_bytes())
                 trainer.train()
             finally:
                 trainer.env.shutdown()
@@ -102,6 +107,8 @@ def main(argv=None) -> int:
         except OSError as exc:   # the OS refused a read or write: disk full, read-only, ...
             raise TrainError(os_fault_line(exc, args)) from exc
         except RuntimeError as exc:
+            if interrupted():   # a collective cut short by Ctrl-C: the interrupt, not a fault
+                raise KeyboardInterrupt from None
             if not peer_lost(exc):
                 raise
             # another rank failed and wrote why to torchrun's error file (its summary quotes
@@ -114,9 +121,10 @@ def main(argv=None) -> int:
             raise
         show_error(str(exc))   # once (rank 0), and in torchrun's error file for its summary
         return 1
-    except KeyboardInterrupt:
-        print("Error: interrupted; rerun with --resume_from_checkpoint to continue from the last "
-              "checkpoint", file=sys.stderr)
+    except KeyboardInterrupt:   # Ctrl-C reaches every rank: rank 0 alone says it
+        if os.environ.get("RANK", "0") == "0":
+            print("Error: interrupted; rerun with --resume_from_checkpoint to continue from the last "
+                  "checkpoint", file=sys.stderr, flush=True)
         return 130
     return 0
 

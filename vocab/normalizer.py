@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
-from typing import Iterable
+from collections.abc import Iterable
+from functools import cache
 
 
 def make_normalizer(lower_case: bool = False, strip_accents: bool = False):
@@ -73,7 +73,7 @@ def alphabet_of(lines: Iterable[str], normalizer: CharNormalizer) -> set[str]:
     return {c for r in raw for c in normalizer.char(r) if is_vocab_char(c)}
 
 
-@lru_cache(maxsize=None)
+@cache
 def split_kind(char: str) -> str:
     """How BERT's basic pre-tokenizer treats one (normalised) character between two letters:
     'space' (a split), 'punct' (a word of its own), 'join' (part of a word) or 'complex'.

@@ -13,7 +13,7 @@ Usage:
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 from .spec import load_vocab
 from .tokenizer import make_tokenizer

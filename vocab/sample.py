@@ -17,6 +17,9 @@ file's chosen lines are read and counted where the file is (count_sample_words),
 moves paths and numbers, and the client holds 1M small tuples, not 1M sentences.
 
 Usage:
+    info = draw_sample(executor_map, files, work, seed=12345, sample_size=1_000_000,
+                       hold_out=True, eval_sentences=[])   # all of it: work/sample.tsv, ...
+    # its parts:
     res = scan_file(path, file_index=0, seed=12345, sample_size=1_000_000)
     sample = merge_smallest(sample, res.sample, 1_000_000)          # over the files
     counts = count_sample_words(path, [li for _k, fi, li in sample if fi == 0])
@@ -25,15 +28,19 @@ Usage:
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import heapq
+import json
 import os
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
+from pathlib import Path
 
 from .normalizer import CharNormalizer, alphabet_of, split_kind
+from .segmenters import SegmenterError
 
 # Share of the input held out from training for the report when no test text is given.
 HELDOUT_FRACTION = 0.02
@@ -217,3 +224,78 @@ def count_sample_words(path: str | os.PathLike, lines: Sequence[int], lower_case
     return count_words((s for li, s in enumerate(read_sentences(path)) if li in wanted),
                        lower_case=lower_case, strip_accents=strip_accents,
                        word_tokenizer=word_tokenizer)
+
+
+class SampleError(ValueError):
+    """An input file the sample cannot be read from (not UTF-8 text); the message names it."""
+
+
+def pick_eval_sentences(files: Sequence[str | os.PathLike], seed: int) -> list[str]:
+    """Up to EVAL_MAX_SENTENCES sentences of the eval files, a seeded choice (streaming)."""
+    keyed = ((sentence_key(s, seed), fi, li, s) for fi, f in enumerate(files)
+             for li, s in enumerate(read_sentences(f)))
+    return [c[3] for c in heapq.nsmallest(EVAL_MAX_SENTENCES, keyed)]
+
+
+def draw_sample(map_files: Callable[..., Iterable], files: Sequence[Path], work: Path, *, seed: int,
+                sample_size: int, hold_out: bool, eval_sentences: list[str], lower_case: bool = False,
+                strip_accents: bool = False, sample_words: str | None = None) -> dict:
+    """The full pass over `files` (alphabet, sample and, with `hold_out`, the held-out slice),
+    then the sample's word counts; writes work/sample.tsv, eval.txt (the held-out sentences
+    or `eval_sentences`) and alphabet.json, and returns the counts. `map_files(func, items,
+    desc=, unit=)` runs func over items and yields the results in order: the stage's executor."""
+    exclude = frozenset(sentence_key(s, seed) for s in eval_sentences)
+    scan = functools.partial(_scan_job, seed=seed, sample_size=sample_size, hold_out=hold_out,
+                             exclude=exclude, lower_case=lower_case, strip_accents=strip_accents,
+                             word_tokenizer="mecab" if sample_words == "mecab" else None)
+    alphabet: set[str] = set()
+    sample: list = []
+    heldout: list = []
+    sentences = heldout_total = 0
+    for res in map_files(scan, list(enumerate(files)), desc="vocab: scan", unit="file"):
+        sentences += res.sentences
+        heldout_total += res.heldout_total
+        alphabet |= res.alphabet
+        sample = merge_smallest(sample, res.sample, sample_size)
+        heldout = merge_smallest(heldout, res.heldout, EVAL_MAX_SENTENCES)
+    if hold_out:
+        eval_sentences = [c[3] for c in heldout]
+    del heldout
+    # Word counts of the sample, one job per file that holds some of it: the job gets the
+    # file's path and line numbers and reads the sentences there (no text in the task graph).
+    lines_by_file: dict[int, list[int]] = {}
+    for _key, fi, li in sample:
+        lines_by_file.setdefault(fi, []).append(li)
+    jobs = [(files[fi], sorted(lines)) for fi, lines in sorted(lines_by_file.items())]
+    n_sample = len(sample)
+    del sample, lines_by_file
+    counts: Counter = Counter()
+    count = functools.partial(_count_job, lower_case=lower_case, strip_accents=strip_accents,
+                              word_tokenizer=sample_words)
+    for c in map_files(count, jobs, desc="vocab: split words", unit="file"):
+        counts.update(c)
+    distinct = write_word_counts(counts, work / "sample.tsv")
+    with open(work / "eval.txt", "w", encoding="utf-8") as fh:
+        fh.writelines(s + "\n" for s in eval_sentences)
+    with open(work / "alphabet.json", "w", encoding="utf-8") as fh:
+        json.dump(sorted(alphabet), fh, ensure_ascii=False)
+    return {"sentences": sentences, "sample_sentences": n_sample,
+            "sample_words": sum(counts.values()), "distinct_words": distinct,
+            "heldout_sentences": heldout_total if hold_out else 0,
+            "eval_sentences": len(eval_sentences), "alphabet": len(alphabet)}
+
+
+def _scan_job(item: tuple[int, Path], **kw) -> ScanResult:
+    index, path = item
+    try:
+        return scan_file(path, index, **kw)
+    except UnicodeDecodeError:
+        raise SampleError(f"{path} is not UTF-8 text: give UTF-8 .txt files") from None
+
+
+def _count_job(job: tuple[Path, list[int]], **kw) -> Counter:
+    path, lines = job
+    try:
+        return count_sample_words(path, lines, **kw)
+    except SegmenterError as exc:
+        raise SegmenterError(f"{path}: {exc}") from None

@@ -19,7 +19,7 @@ Usage:
 from __future__ import annotations
 
 import logging
-from functools import lru_cache
+from functools import cache
 
 NONE = "none"
 # name -> (pip packages, what it segments)
@@ -112,7 +112,7 @@ class ThaiSegmenter(Segmenter):
 _CLASSES = {"mecab": MecabSegmenter, "jieba": JiebaSegmenter, "pythainlp": ThaiSegmenter}
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_segmenter(name: str) -> Segmenter:
     """The segmenter called `name` (one per process: loading a dictionary takes a second)."""
     if name not in _CLASSES:

@@ -6,7 +6,7 @@ given, a bounded number of jobs are in flight (4 × the cluster's worker threads
 fetched in batches), and a `Ready` job passes through without being sent. What travels in the
 task graph is the job's function (sent once per stage, to every worker) and its argument (paths,
 byte ranges, settings), never bulk text. A task that a lost worker was running is rerun by Dask
-elsewhere; tasks write under temporary names unique per attempt (pipeline/core/atomic.py), so a
+elsewhere; tasks write under temporary names unique per attempt (common/atomic.py), so a
 rerun cannot collide with what the lost attempt left.
 
 Usage:
@@ -23,8 +23,9 @@ import itertools
 import logging
 import os
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from .errors import StageError
 from .executor import Ready
@@ -105,7 +106,7 @@ class DaskExecutor:
         self._asked, self._cached_limit = -LIMIT_REFRESH_S, 2
 
     @classmethod
-    def start(cls, address: str, workers: int | None = None) -> "DaskExecutor":
+    def start(cls, address: str, workers: int | None = None) -> DaskExecutor:
         """Connect to the scheduler at `address` (or a scheduler file; 'local': start a
         LocalCluster of `workers` processes). StageError in one line, within seconds, when no
         scheduler answers."""

@@ -27,8 +27,9 @@ import collections
 import contextlib
 import os
 import signal
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from .os_errors import name_the_file
 

@@ -4,14 +4,15 @@ complete. Downstream stages read it, never a half-written folder.
 Usage:
     manifest = require_stage_output(stage_dir(data_dir, lang, "split"), "split")
     fingerprint_inputs([folder_or_file, ...])     # what a rerun compares to skip or refuse
+    file_sha256(path)                             # an output's checksum in the manifest
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .errors import StageError
 
@@ -56,3 +57,12 @@ def fingerprint_inputs(paths: Sequence[str | os.PathLike]) -> str:
             st = q.stat()
             h.update(f"{q}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return h.hexdigest()[:16]
+
+
+def file_sha256(path: str | os.PathLike, bufsize: int = 1 << 20) -> str:
+    """The sha256 of a file's bytes (hex), read a megabyte at a time."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(bufsize):
+            h.update(chunk)
+    return h.hexdigest()

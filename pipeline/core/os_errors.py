@@ -3,7 +3,8 @@
 A full disk, a quota, a read-only or failing filesystem, a permission or a file removed while a
 run goes on are not bugs: the user gets one line naming the file, the stage (and task) and what
 to do, and finished work stays for the rerun. Other OSErrors (and every other exception) keep
-their traceback: they are ours to fix.
+their traceback: they are ours to fix. What happened and what to do come from the table the
+trainer uses too (common/os_errors.py), with the pipeline's flags in its remedies (REMEDY).
 
 Usage:
     with reported("vocab"):                      # a data-path OSError -> StageError, one line
@@ -18,43 +19,26 @@ import contextlib
 import errno
 import io
 import os
-import re
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
+
+from common.os_errors import Remedy, fault_errno, what_happened, what_to_do
 
 from .errors import StageError
 
-_OTHER_DISK = "or give --output (or --data-dir) on another disk"
-ADVICE = {
-    errno.ENOSPC: "the disk is full: free space there (`pipeline clean --keep ...` removes the "
-                  f"folders you no longer need) {_OTHER_DISK}",
-    errno.EDQUOT: "your disk quota is used up: free space within it (`pipeline clean --keep ...`) "
-                  f"{_OTHER_DISK}",
-    errno.EROFS: f"the filesystem is read-only: remount it read-write {_OTHER_DISK}",
-    errno.EACCES: "permission denied: fix the permissions of the file or its folder "
-                  "(chmod/chown), or give --output (or --data-dir) where you may write",
-    errno.EIO: "an I/O error (a failing disk or network filesystem): check the disk (dmesg) and "
-               "copy the data to a sound one if it is failing",
-    errno.ENOENT: "no such file: check the path, or, if it was removed while the run went on, "
-                  "restore it or rerun the stage that writes it",
-}
-ADVICE[errno.EPERM] = ADVICE[errno.EACCES]
-DATA_ERRNOS = frozenset(ADVICE)
-_H5_ERRNO = re.compile(r"errno = (\d+)")  # h5py reports a failed write as text: "errno = 28"
-
-
-def data_errno(exc: BaseException) -> int | None:
-    """The errno of a data-path fault, or None for any other exception."""
-    if not isinstance(exc, OSError):
-        return None
-    code = exc.errno
-    if code is None:
-        found = _H5_ERRNO.search(str(exc))
-        code = int(found.group(1)) if found else None
-    return code if code in DATA_ERRNOS else None
+# The pipeline's words in the common table's remedies (common/os_errors.py).
+REMEDY = Remedy(where="--output (or --data-dir)",
+                free=" (`pipeline clean --keep ...` removes the folders you no longer need)",
+                remake=" or rerun the stage that writes it")
 
 
 def is_data_error(exc: BaseException) -> bool:
-    return data_errno(exc) is not None
+    """An OSError of the data path that the table knows (any other keeps its traceback)."""
+    return fault_errno(exc) is not None
+
+
+def full_disk_advice() -> str:
+    """What to do about a full disk, in the pipeline's words (the runner's free-space check)."""
+    return what_to_do(errno.ENOSPC, REMEDY)
 
 
 def name_the_file(exc: BaseException) -> None:
@@ -80,16 +64,16 @@ def name_the_file(exc: BaseException) -> None:
 
 
 def describe(exc: OSError, stage: str | None = None, task: str | None = None) -> str:
-    """One line: where (stage, task, file), what the system said, what to do, that work is kept."""
+    """One line: where (stage, task, file), what happened, what to do, that finished work is kept."""
     name_the_file(exc)
-    code = data_errno(exc)
+    code = fault_errno(exc)   # not exc.errno: h5py's failed write says it only in its text
     name = errno.errorcode.get(code, str(code))
     files = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
-    what = os.strerror(code)   # h5py's own text of a failed write runs over many lines
     where = " ".join(x for x in (stage, f"(task {task})" if task else None) if x)
-    return (f"{where + ': ' if where else ''}{what} [{name}]"
-            f"{' on ' + files if files else ''}{' ' + exc.where if getattr(exc, 'where', None) else ''}: "
-            f"{ADVICE[code]}; then rerun: finished work is kept")
+    host = getattr(exc, "where", None)
+    return (f"{where + ': ' if where else ''}{what_happened(code)} [{name}]"
+            f"{' on ' + files if files else ''}{' ' + host if host else ''}: "
+            f"{what_to_do(code, REMEDY)}; then rerun: finished work is kept")
 
 
 @contextlib.contextmanager

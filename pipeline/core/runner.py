@@ -31,15 +31,17 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
-from .atomic import file_sha256, remove_stale_temporaries, write_json_atomic
+from common.atomic import remove_stale_temporaries, write_json_atomic
+
 from .errors import StageError
 from .executor import Ready, make_executor
-from .manifest import MANIFEST, read_manifest
-from .os_errors import reported
+from .manifest import MANIFEST, file_sha256, read_manifest
+from .os_errors import full_disk_advice, reported
 from .report import human_bytes, progress, report
 
 STATE_DIR = ".stage"  # options of the run in progress and one done marker per task
@@ -60,8 +62,7 @@ def check_free_space(stage: str, output: Path, expected_bytes: int) -> None:
     if needed > free:
         raise StageError(
             f"{stage} will write about {human_bytes(needed)} to {output} but only "
-            f"{human_bytes(free)} are free there: free space (`pipeline clean --keep ...` removes "
-            "folders you no longer need) or give --output on another disk")
+            f"{human_bytes(free)} are free: {full_disk_advice()}")
 
 
 @dataclass(frozen=True)

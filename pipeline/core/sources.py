@@ -76,14 +76,6 @@ def source_file_name(source: str, name: str) -> str:
     return name if SEP in name and source_of(name) == source else f"{source}{SEP}{name}"
 
 
-def add_counts(total: dict, part: dict) -> dict:
-    """Sum nested {source: {field: n}} counts into `total` (returned)."""
-    for source, counts in part.items():
-        mine = total.setdefault(source, Counter())
-        mine.update(counts)
-    return total
-
-
 def plain(counts: dict) -> dict:
     """Nested counters as sorted plain dicts (for a manifest)."""
     return {k: dict(sorted(v.items())) for k, v in sorted(counts.items())}

@@ -24,16 +24,24 @@ Japanese, Thai; NVIDIA's loader reads its keys by name and never sees it):
 A whole word for masking is a position with 1 and the 0 positions after it. Without the
 dataset a word is a piece and the `##` pieces after it.
 
+One root attribute, written only by `encode --pack` (files of sentence pairs have none, so they
+stay byte for byte what they were):
+
+    packed = 1                          packed rows: documents back to back, a [SEP] after
+                                        each, no sentence pairs (next_sentence_labels all 0)
+
 Usage:
     shape = check_file(path)            # FileShape(n, seq_len, max_pred); HDF5FormatError if not
     labels = masked_lm_labels(positions, ids)   # -1 where there is no prediction
     output_folder_name(lower_case=False, max_seq=128, max_pred=20, dupe_factor=5)
-    is_packed(path)                     # True inside a folder of `encode --pack` (*_packed)
+    is_packed(path)                     # the file's `packed` attribute, else a *_packed folder
+    maskable_tokens(seq_len, packed)    # the tokens of a full row that masking may choose
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -145,11 +153,36 @@ def output_folder_name(lower_case: bool, max_seq: int, max_pred: int,
 
 # The folder of packed rows (no sentence pairs: next-sentence labels mean nothing) ends in this.
 PACKED_SUFFIX = "_packed"
+# The root attribute of a file of packed rows (PACKED_ATTR = 1); absent from files of pairs.
+PACKED_ATTR = "packed"
+
+
+def maskable_tokens(seq_len: int, packed: bool) -> int:
+    """The tokens of a full row that masking may choose, which the masked-LM rate is measured
+    against: all but [CLS] in a packed row, all but [CLS] and the two [SEP]s in a pair."""
+    return seq_len - 1 if packed else seq_len - 3
 
 
 def is_packed(path: str | os.PathLike) -> bool:
-    """Whether `path` (an HDF5 file or a folder) lies in a folder encode --pack wrote."""
-    from pathlib import Path
+    """Whether `path` holds packed rows (encode --pack). An HDF5 file says so in its PACKED_ATTR
+    attribute, wherever it is copied; a file written before the attribute existed (or a
+    folder) is packed when it lies in a folder whose name ends in PACKED_SUFFIX."""
+    p = Path(path)
+    if p.is_file():
+        marked = _packed_attribute(p)
+        if marked is not None:
+            return marked
+    p = p.resolve()
+    return any(q.name.endswith(PACKED_SUFFIX) for q in (p, *p.parents))
 
-    p = Path(path).resolve()
-    return any(part.endswith(PACKED_SUFFIX) for part in (p.name, *(q.name for q in p.parents)))
+
+def _packed_attribute(path: Path) -> bool | None:
+    """The file's PACKED_ATTR as a bool; None when it has none (or is no readable HDF5 file)."""
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as fh:
+            value = fh.attrs.get(PACKED_ATTR)
+    except OSError:
+        return None
+    return None if value is None else bool(value)

@@ -52,7 +52,7 @@ class Corpus:
         return len(self.sent_bounds) - 1
 
     @classmethod
-    def from_file(cls, path, wordpiece, block_chars: int = BLOCK_CHARS) -> "Corpus":
+    def from_file(cls, path, wordpiece, block_chars: int = BLOCK_CHARS) -> Corpus:
         """Read a shard: one sentence per line, documents separated by blank lines.
 
         As in the reference, a line that is empty after stripping starts a new document, a line
@@ -63,11 +63,11 @@ class Corpus:
             return cls.from_stream(fh, wordpiece, block_chars)
 
     @classmethod
-    def from_text(cls, text: str, wordpiece) -> "Corpus":
+    def from_text(cls, text: str, wordpiece) -> Corpus:
         return cls.from_stream(io.StringIO(text), wordpiece)
 
     @classmethod
-    def from_stream(cls, fh, wordpiece, block_chars: int = BLOCK_CHARS) -> "Corpus":
+    def from_stream(cls, fh, wordpiece, block_chars: int = BLOCK_CHARS) -> Corpus:
         ids_parts, len_parts, doc_parts, start_parts = [], [], [], []
         with_starts = hasattr(wordpiece, "encode_words")
         doc = 0
@@ -127,7 +127,7 @@ class InstancePlan:
     def __len__(self) -> int:
         return len(self.a_start)
 
-    def take(self, sl) -> "InstancePlan":
+    def take(self, sl) -> InstancePlan:
         return InstancePlan(**{k: v[sl] for k, v in self.__dict__.items()})
 
 

@@ -4,6 +4,7 @@ Usage:
     with InstanceFileWriter(tmp_path, n_instances, max_seq=128, max_pred=20) as out:
         for batch in batches:          # dicts of arrays from pipeline/encoding/masking.py
             out.write(batch)
+    InstanceFileWriter(..., attrs={PACKED_ATTR: 1})   # root attributes (encode --pack)
 
 The datasets are those of the contract (pipeline/encoding/hdf5_format.py). They are
 gzip-compressed (level 1 with the byte-shuffle filter: smaller than the reference's
@@ -47,14 +48,19 @@ def chunk_rows(max_seq: int) -> int:
 
 class InstanceFileWriter:
     def __init__(self, path, n_instances: int, max_seq: int, max_pred: int,
-                 gzip_level: int = GZIP_LEVEL, shuffle: bool = SHUFFLE, optional: tuple = ()):
-        """`optional`: keys of OPTIONAL_DATASETS to write too (each batch then holds them)."""
+                 gzip_level: int = GZIP_LEVEL, shuffle: bool = SHUFFLE, optional: tuple = (),
+                 attrs: dict | None = None):
+        """`optional`: keys of OPTIONAL_DATASETS to write too (each batch then holds them);
+        `attrs`: root attributes of the contract (none for sentence pairs: their files stay
+        byte for byte what they were)."""
         import h5py
 
         self.n = n_instances
         self.written = 0
         # whole chunks are written at once: no chunk cache needed (it would cost ~1 MB a dataset)
         self.file = h5py.File(path, "w", rdcc_nbytes=0)
+        for key, value in (attrs or {}).items():
+            self.file.attrs[key] = value
         self.rows = rows = max(1, min(chunk_rows(max_seq), n_instances))
         self.level = gzip_level
         # ISA-L knows levels 0 to 3 (its 1 compresses about like zlib's 1)

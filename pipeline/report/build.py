@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from pipeline.core.atomic import atomic_open
+from common.atomic import atomic_open
 
 from .corpus import quality_section
 from .downstream import downstream_section

@@ -65,7 +65,7 @@ def funnel_rows(data: ReportInputs) -> list[dict]:
                      "sentences": s.get("sentences"),
                      "bytes": s.get("output_bytes", s.get("input_bytes") if stage == "download" else None),
                      "seconds": m.get("seconds"), "lost": _lost(stage, s)})
-    for folder, m in data.encodings:
+    for _folder, m in data.encodings:
         s = m.get("summary") or {}
         o = m.get("options") or {}
         rows.append({"stage": f"encode {o.get('max_seq')}/{o.get('max_pred')}",

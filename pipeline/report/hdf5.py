@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.core.report import human_bytes
-from pipeline.encoding.hdf5_format import HDF5FormatError, check_file, few_eval_instances
+from pipeline.encoding.hdf5_format import HDF5FormatError, check_file, few_eval_instances, is_packed
 from pipeline.encoding.stats import render, statistics
 from vocab.spec import VocabError, load_vocab
 
@@ -54,8 +54,10 @@ def _measure(files: list[Path], spec) -> tuple[dict, list]:
 def _one_set(sec: Section, folder: Path, m: dict, lang: str) -> None:
     o, s = m.get("options") or {}, m.get("summary") or {}
     seq, pred = o.get("max_seq"), o.get("max_pred")
-    sec.add(f"<h3>seq {esc(seq)} / {esc(pred)} predictions <small>{esc(folder.name)}</small></h3>")
     files = _files(folder, m)
+    packed = bool(files) and is_packed(files[0])   # the file says so (or, written before, its folder)
+    sec.add(f"<h3>seq {esc(seq)} / {esc(pred)} predictions{', packed rows' if packed else ''} "
+            f"<small>{esc(folder.name)}</small></h3>")
     test = (s.get("instances") or 0) - (s.get("training_instances") or 0)
     if few_eval_instances(test):
         sec.warn(f"seq {seq}: {few_eval_instances(test)}")
@@ -99,9 +101,14 @@ def _one_set(sec: Section, folder: Path, m: dict, lang: str) -> None:
         sec.add(histogram(values, weights=lengths, bins=list(range(0, seq + 1, step)), log=True,
                           title=f"Tokens per instance, seq {seq} ({num(n)} instances; log scale)",
                           xlabel="tokens (with [CLS] and [SEP])", ylabel="instances"))
+    legend = "[MASK→x] masked, {y→x} random, &lt;x&gt; kept"
     for name, i, a, b, label in shown:
+        if packed:   # documents back to back, a [SEP] after each: no A/B pair
+            sec.add(f'<p class="note">{esc(name)} #{i}, a packed row; {legend}</p>'
+                    f'<ul class="sample" lang="{esc(lang)}"><li>{esc(f"{a} {b}".rstrip())}</li></ul>')
+            continue
         sec.add(f'<p class="note">{esc(name)} #{i}, B is {"a random" if label else "the actual"} '
-                f'next sentence; [MASK→x] masked, {{y→x}} random, &lt;x&gt; kept</p>'
+                f'next sentence; {legend}</p>'
                 f'<ul class="sample" lang="{esc(lang)}"><li>A: {esc(a)}</li><li>B: {esc(b)}</li></ul>')
 
 

@@ -29,7 +29,7 @@ class ReportInputs:
     encodings: list = field(default_factory=list)       # (hdf5_... folder, manifest), by name
 
     @classmethod
-    def of(cls, lang_dir: Path) -> "ReportInputs":
+    def of(cls, lang_dir: Path) -> ReportInputs:
         data = cls(Path(lang_dir))
         for name, stage in BY_NAME.items():
             if stage.output:

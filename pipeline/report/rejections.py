@@ -35,7 +35,7 @@ def rejections_section(data: ReportInputs, lang: str) -> Section:
     sec.add(bar_chart(["kept"] + [r for r, _ in reasons], [rej.get("kept", 0)] + [n for _, n in reasons],
                       title="Documents kept, and rejected per reason (the first rule that failed)",
                       xlabel="documents", bad=[False] + [s > REASON_LIMIT for s in shares]))
-    for (reason, n), share in zip(reasons, shares):
+    for (reason, _n), share in zip(reasons, shares):
         if share > REASON_LIMIT:
             sec.warn(f"the rule '{reason}' rejected {percent(share)} of all documents: "
                      "check its threshold against the examples below")

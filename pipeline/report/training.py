@@ -15,7 +15,7 @@ from pipeline.encoding.hdf5_format import few_eval_instances
 from .figures import line_chart
 from .page import Section, esc, num, table
 
-TRAIN_LOG = "train_log.jsonl"   # written by trainer/logging_utils.py
+TRAIN_LOG = "train_log.jsonl"   # written by trainer/runtime/logs.py
 HPARAMS = "hparams.json"
 
 

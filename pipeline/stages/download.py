@@ -12,7 +12,8 @@ Writes DATA_DIR/LANG/download/: the multistream dump
 `...-multistream-index.txt.bz2` (extract cuts the dump at its streams, so that every worker
 decompresses its own part), each with its checksum `<file>.sha1` (or `.md5`, whichever the
 dump's published checksum file has), and a manifest whose "dump" and "index" name the files.
-`--single-stream` fetches `{lang}wiki-{date}-pages-articles.xml.bz2` alone (the same pages). `--date latest` is resolved to the date of the latest
+`--single-stream` fetches `{lang}wiki-{date}-pages-articles.xml.bz2` alone (the same pages).
+`--date latest` is resolved to the date of the latest
 finished dump (from the dump's RSS feed). An interrupted download resumes from its `.part`
 file with an HTTP Range request; the finished file is checked against the published checksum
 and removed if it does not match.
@@ -44,7 +45,7 @@ from pathlib import Path
 
 import click
 
-from pipeline.core.atomic import atomic_open
+from common.atomic import atomic_open
 from pipeline.core.errors import StageError
 from pipeline.core.manifest import fingerprint_inputs, read_manifest
 from pipeline.core.options import force_option

@@ -21,7 +21,8 @@ segmenter's words give each token a word-start flag (vocab/word_starts.py). Eith
 
 `--pack` writes packed rows instead of sentence pairs (pipeline/encoding/packing.py: documents
 back to back, a [SEP] after each, no next-sentence pairs, padding only in a shard's last row)
-into the same keys, in a folder whose name ends in `_packed` (the trainer reads that name).
+into the same keys, each file marked by the root attribute `packed = 1` (the trainer reads it:
+hdf5_format.is_packed), in a folder whose name ends in `_packed`.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from pipeline.core.atomic import atomic_path
+from common.atomic import atomic_path
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import resolve_input
 from pipeline.core.manifest import fingerprint_inputs, require_stage_output
@@ -42,8 +43,15 @@ from pipeline.core.options import force_option
 from pipeline.core.registry import lang_dir, stage_dir
 from pipeline.core.runner import StageRun, Task
 from pipeline.core.sources import shard_sources
-from pipeline.encoding.hdf5_format import (DUPE_FACTOR, MASKED_LM_PROB, RANDOM_SEED, SHORT_SEQ_PROB,
-                                           output_folder_name)
+from pipeline.encoding.hdf5_format import (
+    DUPE_FACTOR,
+    MASKED_LM_PROB,
+    PACKED_ATTR,
+    RANDOM_SEED,
+    SHORT_SEQ_PROB,
+    maskable_tokens,
+    output_folder_name,
+)
 from pipeline.text.language_settings import word_segmenter as language_segmenter
 from vocab.segmenters import CHOICES as SEGMENTER_CHOICES
 from vocab.segmenters import SegmenterError, load_segmenter
@@ -63,7 +71,7 @@ HDF5_BYTES_PER_TEXT_BYTE = 0.5
 
 def shard_seed(seed: int, shard_name: str) -> int:
     """A 64-bit seed from the global seed and the shard's name (stable across runs and machines)."""
-    digest = hashlib.sha256(f"{seed}\0{shard_name}".encode("utf-8")).digest()
+    digest = hashlib.sha256(f"{seed}\0{shard_name}".encode()).digest()
     return int.from_bytes(digest[:8], "little")
 
 
@@ -196,7 +204,8 @@ def _encode_packed(shard: Path, out_file: Path, corpus, spec: VocabSpec, task_se
     masked = real = 0
     with atomic_path(out_file) as tmp:
         optional = ("word_starts",) if corpus.word_starts is not None else ()
-        with InstanceFileWriter(tmp, len(plan), max_seq, max_pred, optional=optional) as writer:
+        with InstanceFileWriter(tmp, len(plan), max_seq, max_pred, optional=optional,
+                                attrs={PACKED_ATTR: 1}) as writer:
             for batch_rows in plan.batches(max(rows, (BATCH_TOKENS // max_seq) // rows * rows)):
                 arrays = pack_batch(corpus, plan, batch_rows, masker, rng)
                 masked += int(np.count_nonzero(arrays["masked_lm_positions"]))
@@ -230,7 +239,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
     Usage: encode(data_dir="data", lang="hu", workers=2, max_seq=512, max_pred=80)
     """
     check_options(max_seq, max_pred, masked_lm_prob, dupe_factor, short_seq_prob)
-    maskable = max_seq - 1 if pack else max_seq - 3   # besides [CLS] (and the pair's [SEP]s)
+    maskable = maskable_tokens(max_seq, pack)
     if max_pred < round(maskable * masked_lm_prob):
         log.warning("encode: --max-pred %d caps full-length sequences below --masked-lm-prob %g "
                     "(%d tokens would be masked)", max_pred, masked_lm_prob,

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import click
 
-from pipeline.core.atomic import atomic_open
+from common.atomic import atomic_open
 from pipeline.core.errors import StageError
 from pipeline.core.manifest import fingerprint_inputs, require_stage_output
 from pipeline.core.options import force_option

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import click
 
-from pipeline.core.atomic import atomic_open, write_json_atomic
+from common.atomic import atomic_open, write_json_atomic
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import text_io
 from pipeline.core.manifest import fingerprint_inputs
@@ -172,18 +172,10 @@ def filter_documents(data_dir="data", lang="hu", workers=None, input=None, outpu
     lang = validate_lang(lang)
     segmenter = language_segmenter(lang, word_segmenter)
     _segment_words(segmenter)   # a missing package: one line, before any work
-    unknown = set(thresholds) - set(THRESHOLDS)
-    if unknown:
-        raise TypeError(f"unknown filter thresholds: {', '.join(sorted(unknown))}")
+    settings, alphabet_source = _settings(lang, alphabet, thresholds)
     if output is None and invert:
         output = lang_dir(data_dir, lang) / "rejected"
     io = text_io(data_dir, lang, "filter", input, output)
-    settings = default_settings(lang)
-    settings = replace(settings, **{k: v for k, v in thresholds.items() if v is not None})
-    if alphabet:
-        settings = replace(settings, alphabet=alphabet_from_text(alphabet))
-    alphabet_source = "option" if alphabet else ("language file" if settings.alphabet else "learned")
-
     lang_codes = language_id.langdetect_codes(lang) if language_check else None
     options = {"lang": lang, "invert": invert, "language_check": language_check,
                "drop_repeats": drop_repeats, "drop_unbalanced": drop_unbalanced, **settings.as_options()}
@@ -194,31 +186,71 @@ def filter_documents(data_dir="data", lang="hu", workers=None, input=None, outpu
     if run.complete:
         return run.skip()
 
-    if language_check and lang_codes is None:
-        log.warning("filter: langdetect does not know %r (it knows 55 languages); "
-                    "the language check is skipped", lang)
-    if lang_codes and settings.min_lang_prob > 0:
-        language_id.prepare()  # load the profiles once, before the workers fork
+    _prepare_language_check(lang, language_check, lang_codes, settings)
     pairs = io.tasks_out()
     repeat_dir = run.work_dir if drop_repeats else None
     partitions = repeats.partitions_for(sum(src.stat().st_size for src, _ in pairs))
-    learn = settings.alphabet is None
-    if learn or drop_repeats:
-        counts = Counter()
-        scan = functools.partial(scan_task, work=repeat_dir, partitions=partitions, letters=learn)
-        for c in run.map(scan, list(enumerate(src for src, _ in pairs)), desc="filter: scan", unit="file"):
-            counts.update(c or {})
-        if learn:
-            settings = replace(settings, alphabet=learn_alphabet(counts))
-    if drop_repeats:
-        find = functools.partial(repeats.find_repeats, n_files=len(pairs), work=repeat_dir)
-        list(run.map(find, range(partitions), desc="filter: repeats", unit="part"))
-
+    settings = _first_pass(run, [src for src, _ in pairs], settings, repeat_dir, partitions)
     tasks = [Task(dst.name, (src, dst, index), outputs=(dst,) + ((reasons_file(dst),) if invert else ()))
              for index, (src, dst) in enumerate(pairs)]
     work = functools.partial(filter_file, settings=settings, lang_codes=lang_codes, invert=invert,
                              repeat_dir=repeat_dir, partitions=partitions, drop_unbalanced=drop_unbalanced,
                              word_segmenter=segmenter)
+    totals, examples = _filter_files(run, tasks, work)
+    totals["language_check"] = ("skipped (unknown to langdetect)" if language_check and lang_codes is None
+                                else "on" if language_check and settings.min_lang_prob > 0 else "off")
+    totals["seconds"] = run.seconds()
+    _write_rejections(io.output / REJECTIONS, totals, examples, settings, alphabet_source)
+    outputs = [f for t in tasks for f in t.outputs[:1]]
+    if invert:
+        outputs += [reasons_file(d) for d in outputs]
+    return run.finish(totals, outputs=outputs + [io.output / REJECTIONS],
+                      extra={"libraries": library_versions("filter")})
+
+
+def _settings(lang: str, alphabet: str | None, thresholds: dict) -> tuple[FilterSettings, str]:
+    """The language's settings with the options over them, and where the alphabet comes from
+    (the option, the language file, or learned from the input by the first pass)."""
+    unknown = set(thresholds) - set(THRESHOLDS)
+    if unknown:
+        raise TypeError(f"unknown filter thresholds: {', '.join(sorted(unknown))}")
+    settings = default_settings(lang)
+    settings = replace(settings, **{k: v for k, v in thresholds.items() if v is not None})
+    if alphabet:
+        settings = replace(settings, alphabet=alphabet_from_text(alphabet))
+    alphabet_source = "option" if alphabet else ("language file" if settings.alphabet else "learned")
+    return settings, alphabet_source
+
+
+def _prepare_language_check(lang: str, language_check: bool, lang_codes, settings: FilterSettings) -> None:
+    """Say when langdetect cannot check `lang`; otherwise load its profiles before the fork."""
+    if language_check and lang_codes is None:
+        log.warning("filter: langdetect does not know %r (it knows 55 languages); "
+                    "the language check is skipped", lang)
+    if lang_codes and settings.min_lang_prob > 0:
+        language_id.prepare()  # load the profiles once, before the workers fork
+
+
+def _first_pass(run: StageRun, sources: list[Path], settings: FilterSettings, repeat_dir: Path | None,
+                partitions: int) -> FilterSettings:
+    """The pass before filtering, when needed: the line hashes of the repeat search (then the
+    search) and the letter counts of a learned alphabet; returns the settings with it."""
+    learn = settings.alphabet is None
+    if learn or repeat_dir is not None:
+        counts = Counter()
+        scan = functools.partial(scan_task, work=repeat_dir, partitions=partitions, letters=learn)
+        for c in run.map(scan, list(enumerate(sources)), desc="filter: scan", unit="file"):
+            counts.update(c or {})
+        if learn:
+            settings = replace(settings, alphabet=learn_alphabet(counts))
+    if repeat_dir is not None:
+        find = functools.partial(repeats.find_repeats, n_files=len(sources), work=repeat_dir)
+        list(run.map(find, range(partitions), desc="filter: repeats", unit="part"))
+    return settings
+
+
+def _filter_files(run: StageRun, tasks: list[Task], work) -> tuple[dict, dict[str, list[str]]]:
+    """Run the filter tasks; (the summed counts, the first rejected lines per reason)."""
     totals = {"files": len(tasks), "documents": 0, "kept": 0, "rejected": 0, "sentences": 0,
               "input_bytes": 0, "output_bytes": 0}
     reasons = Counter()
@@ -236,20 +268,19 @@ def filter_documents(data_dir="data", lang="hu", workers=None, input=None, outpu
     totals["rejections"] = {r: reasons[r] for r, _ in reasons.most_common()}
     totals["repeated_lines"] = repeated
     totals["unbalanced_lines"] = unbalanced_lines
-    totals["language_check"] = ("skipped (unknown to langdetect)" if language_check and lang_codes is None
-                                else "on" if language_check and settings.min_lang_prob > 0 else "off")
-    totals["seconds"] = run.seconds()
-    write_json_atomic(io.output / REJECTIONS, {
+    return totals, examples
+
+
+def _write_rejections(path: Path, totals: dict, examples: dict, settings: FilterSettings,
+                      alphabet_source: str) -> None:
+    """rejections.json: the counts per reason, examples of each and the settings that gave them."""
+    write_json_atomic(path, {
         "documents": totals["documents"], "kept": totals["kept"], "rejected": totals["rejected"],
-        "reasons": totals["rejections"], "repeated_lines": repeated, "unbalanced_lines": unbalanced_lines, "examples": examples,
+        "reasons": totals["rejections"], "repeated_lines": totals["repeated_lines"],
+        "unbalanced_lines": totals["unbalanced_lines"], "examples": examples,
         "alphabet": "".join(sorted(settings.alphabet)),
         "alphabet_source": alphabet_source, "settings": settings.as_options(),
     })
-    outputs = [f for t in tasks for f in t.outputs[:1]]
-    if invert:
-        outputs += [reasons_file(d) for d in outputs]
-    return run.finish(totals, outputs=outputs + [io.output / REJECTIONS],
-                      extra={"libraries": library_versions("filter")})
 
 
 THRESHOLD_HELP = {

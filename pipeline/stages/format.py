@@ -21,7 +21,7 @@ from pathlib import Path
 
 import click
 
-from pipeline.core.atomic import atomic_open
+from common.atomic import atomic_open
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import flat_name, resolve_input, resolve_output
 from pipeline.core.manifest import MANIFEST, fingerprint_inputs

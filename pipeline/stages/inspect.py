@@ -98,7 +98,8 @@ def inspect_file(file, vocab=None, show: int = 3, data_dir="data", lang: str = "
     echo(f"  mean length          {st['length_sum'] / max(1, n):.1f} of {L}")
     echo(f"  real tokens          {pct(st['length_sum'], n * L)} of the {n * L:,} slots (the rest is padding)")
     echo(f"  shorter than {L:<4}    {pct(st['shorter'], n)}  (under {L // 2}: {pct(st['half'], n)})")
-    echo(f"  masked positions     {'all valid' if not st['bad_positions'] else str(st['bad_positions']) + ' instances with invalid positions'}")
+    bad = st["bad_positions"]
+    echo(f"  masked positions     {'all valid' if not bad else str(bad) + ' instances with invalid positions'}")
     return st
 
 

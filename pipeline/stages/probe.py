@@ -46,7 +46,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from pipeline.core.atomic import atomic_open, atomic_path
+from common.atomic import atomic_open, atomic_path
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import flat_name, list_text_files, resolve_output
 from pipeline.core.manifest import fingerprint_inputs, read_manifest

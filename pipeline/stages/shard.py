@@ -37,12 +37,13 @@ import heapq
 import logging
 import math
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 import numpy as np
 
-from pipeline.core.atomic import atomic_open
+from common.atomic import atomic_open
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import text_io
 from pipeline.core.manifest import fingerprint_inputs
@@ -142,10 +143,6 @@ def add_test_floor(held_out: np.ndarray, candidates: list[tuple[int, int, int]],
     return sentences < min_sentences and count < max_docs
 
 
-def default_num_shards(train_bytes: int) -> int:
-    return max(MIN_AUTO_SHARDS, math.ceil(train_bytes / AUTO_SHARD_BYTES))
-
-
 class _ShardWriter:
     """Appends documents to its shards, documents separated by a blank line."""
 
@@ -181,22 +178,12 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
     `weights` ({source: w}) repeats (w > 1) or samples down (w < 1) a source's training
     documents; the held-out ones are kept once."""
     lang = validate_lang(lang)
-    if num_shards is not None and num_shards < 1:
-        raise StageError(f"--num-shards must be at least 1 (got {num_shards})")
-    if not 0 <= test_fraction < 1:
-        raise StageError(f"--test-fraction must be at least 0 and below 1, e.g. 0.01 (got {test_fraction})")
+    _check_options(num_shards, test_fraction, min_test_sentences)
     io = text_io(data_dir, lang, "shard", input, output)
     files, out_dir = io.files, io.output
-    if min_test_sentences < 0:
-        raise StageError(f"--min-test-sentences must be at least 0 (got {min_test_sentences})")
+    weights = _check_weights(weights, files, io.source)
     options = {"lang": lang, "num_shards": num_shards, "test_fraction": test_fraction,
                "min_test_sentences": min_test_sentences, "seed": seed}
-    weights = {k: float(v) for k, v in (weights or {}).items() if float(v) != 1.0}
-    file_sources = [source_of(f.name) for f in files]
-    unknown = sorted(set(weights) - set(file_sources))
-    if unknown:
-        raise StageError(f"--weight for {', '.join(unknown)}: no such source in {io.source} "
-                         f"(sources: {', '.join(sorted(set(file_sources)))})")
     if weights:   # only then: a run without weights keeps its earlier manifest valid
         options["weights"] = dict(sorted(weights.items()))
     run = StageRun("shard", out_dir, options, fingerprint_inputs([io.source]), force=force,
@@ -204,8 +191,51 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
     if run.complete:
         return run.skip()
 
-    # Pass 1: document sizes and held-out documents per file.
-    floor = min_test_sentences > 0 and test_fraction > 0
+    floor = min_test_sentences if test_fraction > 0 else 0   # the held-out floor (0: none)
+    scanned, sizes = _scan_documents(run, files, seed, test_fraction, weights, floor > 0, io.source)
+    held_out = _choose_held_out(run, files, scanned, seed, test_fraction, floor)
+    plan = _plan_shards(sizes, scanned.copies, held_out, num_shards, test_fraction)
+    del sizes   # pass 2 holds one integer less per document
+    train_paths = [out_dir / f"{lang}wiki_training_{i}.txt" for i in range(plan.n_train_shards)]
+    test_paths = [out_dir / f"{lang}wiki_test_{i}.txt" for i in range(plan.n_test_shards)]
+    table = _write_shards(files, scanned, plan, train_paths, test_paths)
+    summary = _summary(table, plan, scanned, [source_of(f.name) for f in files], weights, run.seconds())
+    return run.finish(summary, outputs=train_paths + test_paths, extra={"shards": table})
+
+
+def _check_options(num_shards, test_fraction: float, min_test_sentences: int) -> None:
+    if num_shards is not None and num_shards < 1:
+        raise StageError(f"--num-shards must be at least 1 (got {num_shards})")
+    if not 0 <= test_fraction < 1:
+        raise StageError(f"--test-fraction must be at least 0 and below 1, e.g. 0.01 (got {test_fraction})")
+    if min_test_sentences < 0:
+        raise StageError(f"--min-test-sentences must be at least 0 (got {min_test_sentences})")
+
+
+def _check_weights(weights: dict | None, files: list[Path], source: Path) -> dict[str, float]:
+    """The weights other than 1, each of a source that the input holds."""
+    weights = {k: float(v) for k, v in (weights or {}).items() if float(v) != 1.0}
+    file_sources = {source_of(f.name) for f in files}
+    if unknown := sorted(set(weights) - file_sources):
+        raise StageError(f"--weight for {', '.join(unknown)}: no such source in {source} "
+                         f"(sources: {', '.join(sorted(file_sources))})")
+    return weights
+
+
+@dataclass
+class _Scanned:
+    """Pass 1: what the later steps need of each input file's documents (never their text)."""
+
+    infos: list[dict]     # per file: held-out and candidate documents, the smallest hash
+    counts: list[int]     # documents per file
+    starts: np.ndarray    # the corpus index of each file's first document
+    copies: np.ndarray    # training copies of each document (its source's weight)
+    total: int            # documents
+
+
+def _scan_documents(run: StageRun, files: list[Path], seed: int, test_fraction: float,
+                    weights: dict, floor: bool, source: Path) -> tuple[_Scanned, np.ndarray]:
+    """Pass 1, a resumable task per file: the documents' sizes (apart: pass 2 needs none)."""
     scan = functools.partial(scan_file, seed=seed, test_fraction=test_fraction,
                              candidate_fraction=max(test_fraction, CANDIDATE_SHARE) if floor else 0.0,
                              weights=weights)
@@ -215,26 +245,31 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
         info["sizes"] = np.asarray(info["sizes"], dtype=np.int64)  # 8 bytes a document, not ~36
         infos.append(info)
     counts = [len(i["sizes"]) for i in infos]
-    total_docs = sum(counts)
-    if total_docs == 0:
-        where = io.source
-        raise StageError(f"{where} holds no documents: check the filter stage's output (--input)")
+    if sum(counts) == 0:
+        raise StageError(f"{source} holds no documents: check the filter stage's output (--input)")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     sizes = np.concatenate([i["sizes"] for i in infos])
     copies = np.concatenate([np.asarray(i.pop("copies", np.ones(len(i["sizes"]))), dtype=np.int64)
                              for i in infos])
     for info in infos:
         del info["sizes"]
-    held_out = np.zeros(total_docs, dtype=bool)
-    for start, info in zip(starts.tolist(), infos):
+    return _Scanned(infos, counts, starts, copies, len(sizes)), sizes
+
+
+def _choose_held_out(run: StageRun, files: list[Path], scanned: _Scanned, seed: int,
+                     test_fraction: float, floor: int) -> np.ndarray:
+    """The held-out documents: hashes below --test-fraction, then the next-smallest up to
+    `floor` sentences (MAX_TEST_SHARE at most); at least one when any is asked for."""
+    infos, starts, total = scanned.infos, scanned.starts.tolist(), scanned.total
+    held_out = np.zeros(total, dtype=bool)
+    for start, info in zip(starts, infos):
         held_out[[start + d for d in info["test"]]] = True
     share = max(test_fraction, CANDIDATE_SHARE)
     while floor:
-        candidates = [(h, start + i, n) for start, info in zip(starts.tolist(), infos)
+        candidates = [(h, start + i, n) for start, info in zip(starts, infos)
                       for h, i, n in info["candidates"]]
         with_floor = held_out.copy()
-        ran_out = add_test_floor(with_floor, candidates, min_test_sentences,
-                                 int(MAX_TEST_SHARE * total_docs))
+        ran_out = add_test_floor(with_floor, candidates, floor, int(MAX_TEST_SHARE * total))
         if not ran_out or share >= 1:
             held_out = with_floor
             break
@@ -243,69 +278,94 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
                                    candidate_fraction=share)
         infos = [{**info, "candidates": again["candidates"]}
                  for info, again in zip(infos, run.map(rescan, files))]
-    for info in infos:
-        info.pop("candidates", None)
-    if not held_out.any() and test_fraction > 0 and total_docs >= 2:
+    if not held_out.any() and test_fraction > 0 and total >= 2:
         # Hold out the document with the smallest hash, so that a test shard exists.
-        f = min((i for i in range(len(infos)) if counts[i]), key=lambda i: infos[i]["min_hash"])
+        f = min((i for i in range(len(infos)) if scanned.counts[i]), key=lambda i: infos[i]["min_hash"])
         held_out[starts[f] + infos[f]["min_index"]] = True
+    for info in scanned.infos:
+        info.pop("candidates", None)
+    return held_out
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Where every document goes. A training unit is one copy of a training document."""
+
+    held_out: np.ndarray     # per document
+    unit_doc: np.ndarray     # the document of each training unit, in corpus order
+    unit_shard: np.ndarray   # the training shard of each unit
+    first_unit: np.ndarray   # each document's first unit
+    shard_of: np.ndarray     # the test shard of each held-out document
+    n_train_shards: int
+    n_test_shards: int
+
+
+def _plan_shards(sizes: np.ndarray, copies: np.ndarray, held_out: np.ndarray, num_shards,
+                 test_fraction: float) -> _Plan:
+    """How many shards of each kind; every document (or copy) largest first into the smallest."""
     n_test = int(held_out.sum())
-    # Training units: each training document as many times as its source's weight says.
     train_docs = np.flatnonzero(~held_out)
     unit_doc = np.repeat(train_docs, copies[train_docs])
     n_train = len(unit_doc)
     if n_train == 0:
         raise StageError(f"--test-fraction {test_fraction} or --weight 0 leaves no training "
                          "document: use a smaller fraction or a weight above 0")
-    wanted = num_shards or default_num_shards(int(sizes[unit_doc].sum()))
+    wanted = num_shards or max(MIN_AUTO_SHARDS, math.ceil(int(sizes[unit_doc].sum()) / AUTO_SHARD_BYTES))
     n_train_shards = min(wanted, n_train)
     if n_train_shards < wanted and num_shards:
         log.warning("shard: only %d training documents, so %d training shards instead of %d",
                     n_train, n_train_shards, wanted)
-    share = max(test_fraction, n_test / total_docs)
+    share = max(test_fraction, n_test / len(sizes))
     n_test_shards = min(n_test, max(1, round(n_train_shards * share))) if n_test else 0
-    unit_shard = assign_largest_first(sizes[unit_doc], n_train_shards)
-    first_unit = np.searchsorted(unit_doc, np.arange(total_docs))
-    shard_of = np.empty(total_docs, dtype=np.int32)
+    shard_of = np.empty(len(sizes), dtype=np.int32)
     if n_test:
         shard_of[held_out] = assign_largest_first(sizes[held_out], n_test_shards)
-    del sizes
+    first_unit = np.searchsorted(unit_doc, np.arange(len(sizes)))
+    unit_shard = assign_largest_first(sizes[unit_doc], n_train_shards)
+    return _Plan(held_out, unit_doc, unit_shard, first_unit, shard_of, n_train_shards, n_test_shards)
 
-    # Pass 2: one ordered pass, every shard written at once, renamed into place at the end.
-    train_paths = [out_dir / f"{lang}wiki_training_{i}.txt" for i in range(n_train_shards)]
-    test_paths = [out_dir / f"{lang}wiki_test_{i}.txt" for i in range(n_test_shards)]
+
+def _write_shards(files: list[Path], scanned: _Scanned, plan: _Plan, train_paths: list[Path],
+                  test_paths: list[Path]) -> list[dict]:
+    """Pass 2: one ordered pass writes every shard at once; returns the table of shards."""
+    copies, held_out = scanned.copies, plan.held_out
     with contextlib.ExitStack() as stack:
         train = _ShardWriter(stack, train_paths)
         test = _ShardWriter(stack, test_paths) if test_paths else None
-        for start, path in zip(starts.tolist(), progress(files, desc="shard: write", unit="file",
-                                                         disable=len(files) <= 1)):
+        for start, path in zip(scanned.starts.tolist(), progress(files, desc="shard: write", unit="file",
+                                                                 disable=len(files) <= 1)):
             source = source_of(path.name)
             for di, doc in enumerate(documents(read_utf8(path))):
                 g = start + di
                 if held_out[g]:
-                    test.add(int(shard_of[g]), _doc_bytes(doc), len(doc), source)
+                    test.add(int(plan.shard_of[g]), _doc_bytes(doc), len(doc), source)
                     continue
-                for u in range(first_unit[g], first_unit[g] + copies[g]):
-                    train.add(int(unit_shard[u]), _doc_bytes(doc), len(doc), source)
-    table = train.table("training") + (test.table("test") if test else [])
+                for u in range(plan.first_unit[g], plan.first_unit[g] + copies[g]):
+                    train.add(int(plan.unit_shard[u]), _doc_bytes(doc), len(doc), source)
+    return train.table("training") + (test.table("test") if test else [])
+
+
+def _summary(table: list[dict], plan: _Plan, scanned: _Scanned, file_sources: list[str],
+             weights: dict, seconds: float) -> dict:
+    """The stage's summary: documents and shards, sentences, bytes, and the counts per source."""
     per_source = {s: {"documents": 0, "training_documents": 0, "test_documents": 0,
                       "weight": weights.get(s, 1.0)} for s in dict.fromkeys(file_sources)}
-    for s, n in zip(file_sources, counts):
+    for s, n in zip(file_sources, scanned.counts):
         per_source[s]["documents"] += n
     for row in table:
         for s, n in row["sources"].items():
             per_source[s][f"{row['split']}_documents"] += n
-    summary = {
-        "documents": total_docs, "training_documents": n_train, "test_documents": n_test,
-        "training_shards": n_train_shards, "test_shards": n_test_shards,
+    train_bytes = [r["bytes"] for r in table if r["split"] == "training"]
+    return {
+        "documents": scanned.total, "training_documents": len(plan.unit_doc),
+        "test_documents": int(plan.held_out.sum()),
+        "training_shards": plan.n_train_shards, "test_shards": plan.n_test_shards,
         "sentences": sum(r["sentences"] for r in table),
         "test_sentences": sum(r["sentences"] for r in table if r["split"] == "test"),
         "output_bytes": sum(r["bytes"] for r in table),
-        "largest_shard_bytes": max(train.sizes), "smallest_shard_bytes": min(train.sizes),
-        "sources": per_source,
-        "seconds": run.seconds(),
+        "largest_shard_bytes": max(train_bytes), "smallest_shard_bytes": min(train_bytes),
+        "sources": per_source, "seconds": seconds,
     }
-    return run.finish(summary, outputs=train_paths + test_paths, extra={"shards": table})
 
 
 @click.command("shard")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import click
 
-from pipeline.core.atomic import atomic_open
+from common.atomic import atomic_open
 from pipeline.core.inputs import text_io
 from pipeline.core.manifest import fingerprint_inputs
 from pipeline.core.options import force_option

@@ -30,22 +30,20 @@ inside words while the tokenizer stays BERT's.
 """
 from __future__ import annotations
 
-import functools
-import heapq
 import json
 import logging
 import os
 import shutil
 import time
-from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
-from pipeline.core.atomic import atomic_open, atomic_path, file_sha256, write_json_atomic
+from common.atomic import atomic_open, atomic_path, write_json_atomic
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import list_text_files, resolve_output
-from pipeline.core.manifest import fingerprint_inputs, read_manifest, require_stage_output
+from pipeline.core.manifest import file_sha256, fingerprint_inputs, read_manifest, require_stage_output
 from pipeline.core.options import force_option
 from pipeline.core.registry import stage_dir, validate_lang
 from pipeline.core.runner import StageRun
@@ -53,8 +51,7 @@ from pipeline.text.language_settings import word_segmenter as language_segmenter
 from vocab.convert import ConversionError, read_spm_pieces, to_wordpiece
 from vocab.normalizer import is_vocab_char
 from vocab.report import evaluate_vocab, format_table, too_small_message
-from vocab.sample import (EVAL_MAX_SENTENCES, HELDOUT_FRACTION, count_sample_words, merge_smallest,
-                          read_sentences, scan_file, sentence_key, write_word_counts)
+from vocab.sample import HELDOUT_FRACTION, SampleError, draw_sample, pick_eval_sentences, read_sentences
 from vocab.segmenters import CHOICES as SEGMENTER_CHOICES
 from vocab.segmenters import SegmenterError, load_segmenter
 from vocab.spec import NUM_SPECIALS, tokenizer_config
@@ -102,71 +99,15 @@ def _resolve_eval(data_dir, lang, input, eval_path) -> tuple[list[Path], str]:
     return [], ""
 
 
-def _pick_eval(files: list[Path], seed: int) -> list[str]:
-    """Up to EVAL_MAX_SENTENCES sentences of the eval files, a seeded choice (streaming)."""
-    keyed = ((sentence_key(s, seed), fi, li, s) for fi, f in enumerate(files)
-             for li, s in enumerate(read_sentences(f)))
-    return [c[3] for c in heapq.nsmallest(EVAL_MAX_SENTENCES, keyed)]
-
-
 def _scan(run: StageRun, files, work: Path, seed, sample_size, hold_out, eval_sentences,
           lower_case, strip_accents, sample_words=None) -> dict:
-    """Task 1: the full pass (alphabet, sample, held-out), then the sample's word counts."""
-    exclude = frozenset(sentence_key(s, seed) for s in eval_sentences)
-    scan = functools.partial(_scan_one, seed=seed, sample_size=sample_size, hold_out=hold_out,
-                             exclude=exclude, lower_case=lower_case, strip_accents=strip_accents,
-                             word_tokenizer="mecab" if sample_words == "mecab" else None)
-    alphabet: set[str] = set()
-    sample: list = []
-    heldout: list = []
-    sentences = heldout_total = 0
-    for res in run.map(scan, list(enumerate(files)), desc="vocab: scan", unit="file"):
-        sentences += res.sentences
-        heldout_total += res.heldout_total
-        alphabet |= res.alphabet
-        sample = merge_smallest(sample, res.sample, sample_size)
-        heldout = merge_smallest(heldout, res.heldout, EVAL_MAX_SENTENCES)
-    if hold_out:
-        eval_sentences = [c[3] for c in heldout]
-    del heldout
-    # Word counts of the sample, one task per file that holds some of it: the task gets the
-    # file's path and line numbers and reads the sentences there (no text in the task graph).
-    lines_by_file: dict[int, list[int]] = {}
-    for _key, fi, li in sample:
-        lines_by_file.setdefault(fi, []).append(li)
-    jobs = [(files[fi], sorted(lines)) for fi, lines in sorted(lines_by_file.items())]
-    n_sample = len(sample)
-    del sample, lines_by_file
-    counts: Counter = Counter()
-    count = functools.partial(_count_one, lower_case=lower_case, strip_accents=strip_accents,
-                              word_tokenizer=sample_words)
-    for c in run.map(count, jobs, desc="vocab: split words", unit="file"):
-        counts.update(c)
-    distinct = write_word_counts(counts, work / "sample.tsv")
-    with open(work / "eval.txt", "w", encoding="utf-8") as fh:
-        fh.writelines(s + "\n" for s in eval_sentences)
-    with open(work / "alphabet.json", "w", encoding="utf-8") as fh:
-        json.dump(sorted(alphabet), fh, ensure_ascii=False)
-    return {"sentences": sentences, "sample_sentences": n_sample,
-            "sample_words": sum(counts.values()), "distinct_words": distinct,
-            "heldout_sentences": heldout_total if hold_out else 0,
-            "eval_sentences": len(eval_sentences), "alphabet": len(alphabet)}
-
-
-def _scan_one(item, **kw):
-    index, path = item
+    """Task 1's work: vocab/sample.py's full pass and word counts on the runner's executor."""
     try:
-        return scan_file(path, index, **kw)
-    except UnicodeDecodeError:
-        raise StageError(f"{path} is not UTF-8 text: give UTF-8 .txt files") from None
-
-
-def _count_one(job, **kw) -> Counter:
-    path, lines = job
-    try:
-        return count_sample_words(path, lines, **kw)
-    except SegmenterError as exc:
-        raise StageError(f"{path}: {exc}") from None
+        return draw_sample(run.map, files, work, seed=seed, sample_size=sample_size,
+                           hold_out=hold_out, eval_sentences=eval_sentences, lower_case=lower_case,
+                           strip_accents=strip_accents, sample_words=sample_words)
+    except (SampleError, SegmenterError) as exc:
+        raise StageError(str(exc)) from None
 
 
 def resolve_segmenter(lang: str, option: str | None) -> str | None:
@@ -195,6 +136,50 @@ def _check_options(vocab_size, model_type, input_sentence_size, character_covera
         raise StageError(f"--from-spm {from_spm} is not a file: give a sentencepiece .model file")
 
 
+@dataclass(frozen=True)
+class VocabSettings:
+    """One build's settings, checked, as every step reads them."""
+
+    vocab_size: int
+    model_type: str
+    input_sentence_size: int
+    character_coverage: float
+    seed: int
+    lower_case: bool
+    strip_accents: bool
+    from_spm: Path | None
+    segmenter: str | None   # the language's word segmenter, None for none
+
+    @property
+    def word_tokenizer(self) -> str | None:
+        """"mecab" for a vocab on MeCab words (Japanese), else None: BERT's tokens."""
+        return "mecab" if self.segmenter == "mecab" else None
+
+    @property
+    def sample_words(self) -> str | None:
+        """The words sentencepiece learns from: MeCab's, Thai's (BERT leaves a whole Thai
+        clause as one word), or BERT's (None; Chinese: BERT splits every character anyway)."""
+        return self.segmenter if self.segmenter in ("mecab", "pythainlp") else None
+
+    def options(self, lang: str, eval_path) -> dict:
+        """The manifest's options: what a rerun must match to skip the stage."""
+        options = {"lang": lang, "vocab_size": self.vocab_size, "model_type": self.model_type,
+                   "input_sentence_size": self.input_sentence_size,
+                   "character_coverage": self.character_coverage, "seed": self.seed,
+                   "lower_case": bool(self.lower_case), "strip_accents": bool(self.strip_accents),
+                   "from_spm": None if self.from_spm is None else {
+                       "path": str(self.from_spm), "sha256": file_sha256(self.from_spm)},
+                   # Only an explicit --eval is an option: test shards that appear after a
+                   # finished run must not make `pipeline run` refuse to skip this stage.
+                   "eval": None if eval_path is None else str(eval_path)}
+        if self.segmenter is not None:   # only then: other languages' manifests stay as they were
+            options["word_segmenter"] = self.segmenter
+        if self.from_spm is not None:
+            options = {k: v for k, v in options.items()
+                       if k not in ("model_type", "input_sentence_size", "character_coverage")}
+        return options
+
+
 def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
                 vocab_size=32000, model_type="bpe", input_sentence_size=DEFAULT_INPUT_SENTENCES,
                 character_coverage=0.9999, seed=12345, lower_case=False, strip_accents=False,
@@ -202,118 +187,128 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
     """Train (or convert with from_spm) the vocab of `lang`; return the summary dict."""
     lang = validate_lang(lang)
     _check_options(vocab_size, model_type, input_sentence_size, character_coverage, from_spm)
-    segmenter = resolve_segmenter(lang, word_segmenter)
-    word_tokenizer = "mecab" if segmenter == "mecab" else None
-    # the words sentencepiece learns from: MeCab's, Thai's (BERT leaves a whole Thai clause as
-    # one word), or BERT's (Chinese: BERT splits every character anyway)
-    sample_words = segmenter if segmenter in ("mecab", "pythainlp") else None
-    if word_tokenizer and strip_accents:
+    settings = VocabSettings(vocab_size, model_type, input_sentence_size, character_coverage, seed,
+                             lower_case, strip_accents, from_spm, resolve_segmenter(lang, word_segmenter))
+    if settings.word_tokenizer and strip_accents:
         raise StageError("--strip-accents does not go with MeCab words (transformers' Japanese "
                          "tokenizer keeps accents): leave it out, or pass --word-segmenter none")
     files, input_root = _resolve_inputs(data_dir, lang, input, from_spm)
     eval_files, eval_source = _resolve_eval(data_dir, lang, input, eval_path)
     out = resolve_output(data_dir, lang, "vocab", output)
-    options = {"lang": lang, "vocab_size": vocab_size, "model_type": model_type,
-               "input_sentence_size": input_sentence_size,
-               "character_coverage": character_coverage, "seed": seed,
-               "lower_case": bool(lower_case), "strip_accents": bool(strip_accents),
-               "from_spm": None if from_spm is None else {"path": str(from_spm),
-                                                          "sha256": file_sha256(from_spm)},
-               # Only an explicit --eval is an option: test shards that appear after a finished
-               # run must not make `pipeline run` refuse to skip this stage.
-               "eval": None if eval_path is None else str(eval_path)}
-    if segmenter is not None:   # only then: other languages' manifests stay as they were
-        options["word_segmenter"] = segmenter
-    if from_spm is not None:
-        options = {k: v for k, v in options.items()
-                   if k not in ("model_type", "input_sentence_size", "character_coverage")}
+    options = settings.options(lang, eval_path)
     fp = fingerprint_inputs([p for p in (input_root, eval_path) if p is not None])
     run = StageRun("vocab", out, options, fp, force=force, workers=workers)
     if run.complete:
         return run.skip()
-    work = run.work_dir
 
-    # 1. The full pass over the input.
+    scan_info = _scan_step(run, settings, files, eval_files, eval_source)
+    _check_sample(scan_info, settings, files, input_root, eval_source)
+    train_seconds = _train_step(run, settings, out, scan_info)
+    conv_info = _convert_step(run, settings, out, has_text=bool(files))
+    report = _report_step(run, settings, out, options, scan_info, conv_info, train_seconds)
+    outputs = [out / n for n in (SPM_MODEL, SPM_VOCAB, VOCAB_TXT, TOKENIZER_CONFIG, REPORT)
+               if (out / n).is_file()]
+    return run.finish(_summary(settings, scan_info, conv_info, report, train_seconds), outputs=outputs)
+
+
+def _scan_step(run: StageRun, s: VocabSettings, files, eval_files, eval_source) -> dict:
+    """Task 1, the full pass over the input (alphabet, sample, held-out); returns its record."""
     if not run.task_done("scan"):
         t0 = time.time()
-        eval_sentences = _pick_eval(eval_files, seed) if eval_files else []
+        eval_sentences = pick_eval_sentences(eval_files, s.seed) if eval_files else []
+        work = run.work_dir
         if files:
-            info = _scan(run, files, work, seed, 0 if from_spm else input_sentence_size,
+            info = _scan(run, files, work, s.seed, 0 if s.from_spm else s.input_sentence_size,
                          hold_out=not eval_files, eval_sentences=eval_sentences,
-                         lower_case=lower_case, strip_accents=strip_accents,
-                         sample_words=sample_words)
+                         lower_case=s.lower_case, strip_accents=s.strip_accents,
+                         sample_words=s.sample_words)
         else:
-            (work / "eval.txt").write_text("".join(s + "\n" for s in eval_sentences), encoding="utf-8")
+            (work / "eval.txt").write_text("".join(x + "\n" for x in eval_sentences), encoding="utf-8")
             info = {"sentences": 0, "eval_sentences": len(eval_sentences), "alphabet": None}
         if info["eval_sentences"] and not eval_source:
-            eval_source = f"{HELDOUT_FRACTION:.0%} of the input held out (seed {seed})"
+            eval_source = f"{HELDOUT_FRACTION:.0%} of the input held out (seed {s.seed})"
         info["eval_source"] = eval_source
         info["seconds"] = round(time.time() - t0, 3)
         run.mark_done("scan", info)
-    scan_info = run.task_info("scan")
-    if files and scan_info["sample_sentences"] == 0 and from_spm is None:
-        if scan_info["sentences"]:
-            raise StageError(
-                f"all {scan_info['sentences']:,} sentences in {input_root} also occur in the "
-                f"held-out text ({scan_info.get('eval_source') or eval_source}), which is never "
-                "trained on: give more text, or other held-out text with --eval")
-        raise StageError(f"no sentences to train on in {input_root}: check --input "
-                         "(one sentence a line, UTF-8)")
+    return run.task_info("scan")
 
-    # 2. sentencepiece, on exactly the sample drawn above.
+
+def _check_sample(scan_info: dict, s: VocabSettings, files, input_root, eval_source: str) -> None:
+    """A StageError when there is text but nothing left to train on."""
+    if not files or scan_info["sample_sentences"] or s.from_spm is not None:
+        return
+    if scan_info["sentences"]:
+        raise StageError(
+            f"all {scan_info['sentences']:,} sentences in {input_root} also occur in the "
+            f"held-out text ({scan_info.get('eval_source') or eval_source}), which is never "
+            "trained on: give more text, or other held-out text with --eval")
+    raise StageError(f"no sentences to train on in {input_root}: check --input "
+                     "(one sentence a line, UTF-8)")
+
+
+def _train_step(run: StageRun, s: VocabSettings, out: Path, scan_info: dict) -> float:
+    """Task 2, sentencepiece on exactly the sample drawn (or the --from-spm model copied);
+    returns the seconds it took."""
     if not run.task_done("train"):
         t0 = time.time()
-        if from_spm is not None:
+        if s.from_spm is not None:
             with atomic_path(out / SPM_MODEL) as tmp:
-                shutil.copyfile(from_spm, tmp)
+                shutil.copyfile(s.from_spm, tmp)
         else:
-            log.info("vocab: training %s on %s words (%s distinct) from %s sentences", model_type,
+            log.info("vocab: training %s on %s words (%s distinct) from %s sentences", s.model_type,
                      f"{scan_info['sample_words']:,}", f"{scan_info['distinct_words']:,}",
                      f"{scan_info['sample_sentences']:,}")
+            work = run.work_dir
             try:
                 model = train_sentencepiece(work / "sample.tsv", work / "spm",
-                                            vocab_size - NUM_SPECIALS + SPM_EXTRA_PIECES,
-                                            model_type, character_coverage, seed,
-                                            split_by_script=word_tokenizer is None)
+                                            s.vocab_size - NUM_SPECIALS + SPM_EXTRA_PIECES,
+                                            s.model_type, s.character_coverage, s.seed,
+                                            split_by_script=s.word_tokenizer is None)
             except TrainingError as exc:
                 raise StageError(str(exc)) from None
             os.replace(work / "spm.vocab", out / SPM_VOCAB)
             os.replace(model, out / SPM_MODEL)
         run.mark_done("train", {"seconds": round(time.time() - t0, 3)})
-    train_seconds = run.task_info("train")["seconds"]
+    return run.task_info("train")["seconds"]
 
-    # 3. WordPiece vocab.txt and the case setting beside it.
+
+def _convert_step(run: StageRun, s: VocabSettings, out: Path, has_text: bool) -> dict:
+    """Task 3, the WordPiece vocab.txt and the case setting beside it; returns its record."""
     if not run.task_done("convert"):
         try:
             pieces = read_spm_pieces(out / SPM_MODEL)
         except ConversionError as exc:
             raise StageError(str(exc)) from None
-        if files:
-            alphabet = set(json.loads((work / "alphabet.json").read_text(encoding="utf-8")))
+        if has_text:
+            alphabet = set(json.loads((run.work_dir / "alphabet.json").read_text(encoding="utf-8")))
         else:
             log.warning("vocab: no input text (no filtered output, no --input): the alphabet "
                         "comes from the model's pieces only")
             alphabet = {c for p in pieces for c in p.lstrip("\u2581") if is_vocab_char(c)}
         try:
-            tokens, conv = to_wordpiece(pieces, alphabet, vocab_size, lower_case, strip_accents,
-                                        word_tokenizer=word_tokenizer)
+            tokens, conv = to_wordpiece(pieces, alphabet, s.vocab_size, s.lower_case, s.strip_accents,
+                                        word_tokenizer=s.word_tokenizer)
         except ConversionError as exc:
             raise StageError(str(exc)) from None
         with atomic_open(out / VOCAB_TXT) as fh:
             fh.writelines(t + "\n" for t in tokens)
-        write_json_atomic(out / TOKENIZER_CONFIG, tokenizer_config(lower_case, strip_accents,
-                                                                   word_tokenizer=word_tokenizer))
+        write_json_atomic(out / TOKENIZER_CONFIG, tokenizer_config(s.lower_case, s.strip_accents,
+                                                                   word_tokenizer=s.word_tokenizer))
         run.mark_done("convert", conv.as_dict() | {"vocab_size": len(tokens)})
     conv_info = run.task_info("convert")
-    if conv_info["vocab_size"] < vocab_size:
+    if conv_info["vocab_size"] < s.vocab_size:
         log.warning("vocab: warning: %s tokens, fewer than --vocab-size %s: the input has too "
-                    "little text for that many pieces", f"{conv_info['vocab_size']:,}", f"{vocab_size:,}")
+                    "little text for that many pieces", f"{conv_info['vocab_size']:,}", f"{s.vocab_size:,}")
+    return conv_info
 
-    # 4. The quality report, with the tokenizer encode will use.
-    eval_sentences = list(read_sentences(work / "eval.txt"))
+
+def _report_step(run: StageRun, s: VocabSettings, out: Path, options: dict, scan_info: dict,
+                 conv_info: dict, train_seconds: float) -> dict:
+    """Step 4, the quality report on the held-out sentences, with the tokenizer encode will use."""
+    eval_sentences = list(read_sentences(run.work_dir / "eval.txt"))
     try:
         rep = evaluate_vocab(out, eval_sentences, source=scan_info.get("eval_source", ""),
-                             segmenter=segmenter)
+                             segmenter=s.segmenter)
     except SegmenterError as exc:
         raise StageError(f"vocab report: {exc}") from None
     rep["settings"] = options
@@ -328,17 +323,18 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
             log.warning("vocab: warning: %s", too_small_message(len(eval_sentences)))
     else:
         log.warning("vocab: no held-out sentences to measure the vocab on (give --eval PATH)")
+    return rep
 
-    case = ("lower-cased" if lower_case else "cased") + (", accents stripped" if strip_accents else "")
-    summary = {"vocab_size": conv_info["vocab_size"], "case": case,
-               "unk_tokens": f"{100 * rep['unk_token_share']:.4f}%",
-               "subwords_per_word": round(rep["subwords_per_word"], 4),
-               "sentences": scan_info.get("sentences", 0),
-               "sample_sentences": scan_info.get("sample_sentences", 0),
-               "train_seconds": train_seconds}
-    outputs = [out / n for n in (SPM_MODEL, SPM_VOCAB, VOCAB_TXT, TOKENIZER_CONFIG, REPORT)
-               if (out / n).is_file()]
-    return run.finish(summary, outputs=outputs)
+
+def _summary(s: VocabSettings, scan_info: dict, conv_info: dict, rep: dict, train_seconds: float) -> dict:
+    """The stage's summary line and manifest summary."""
+    case = ("lower-cased" if s.lower_case else "cased") + (", accents stripped" if s.strip_accents else "")
+    return {"vocab_size": conv_info["vocab_size"], "case": case,
+            "unk_tokens": f"{100 * rep['unk_token_share']:.4f}%",
+            "subwords_per_word": round(rep["subwords_per_word"], 4),
+            "sentences": scan_info.get("sentences", 0),
+            "sample_sentences": scan_info.get("sample_sentences", 0),
+            "train_seconds": train_seconds}
 
 
 @click.command("vocab")

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
 
-from pipeline.core.atomic import atomic_open
+from common.atomic import atomic_open
 from pipeline.core.errors import StageError
 
 from .links import clean_with_links, mark_links

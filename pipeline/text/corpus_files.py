@@ -27,8 +27,9 @@ import json
 import lzma
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 from pipeline.core.errors import StageError
 from pipeline.core.os_errors import is_data_error

@@ -24,9 +24,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
-from typing import Iterable
 
 # Scripts written without spaces between words: one character is one word.
 UNSPACED_RANGES = (
@@ -110,7 +110,7 @@ class DocStats:
 
     @classmethod
     def of(cls, sentences: list[str], alphabet: frozenset | set | None,
-           segment=None) -> "DocStats":
+           segment=None) -> DocStats:
         """`segment`: a word segmenter (text -> words) for scripts without spaces, or None."""
         text = "\n".join(sentences)
         classes = Counter()
@@ -165,11 +165,6 @@ class FilterSettings:
         d = asdict(self)
         d["alphabet"] = "".join(sorted(self.alphabet)) if self.alphabet is not None else None
         return d
-
-
-RULES = ("too_few_sentences", "too_few_words", "short_sentences", "long_sentences",
-         "no_word_sentences", "punctuation", "upper_case", "digits", "foreign_letters",
-         "language")
 
 
 def first_failure(st: DocStats, fs: FilterSettings) -> str | None:

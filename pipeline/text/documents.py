@@ -8,8 +8,8 @@ Usage:
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from pipeline.core.errors import StageError
 

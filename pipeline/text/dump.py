@@ -12,7 +12,7 @@ Usage:
 The compression is recognised by its magic bytes, not the file name. Pages are read with a
 streaming XML parser (expat), so any layout of the export schema works (attributes, one-line
 XML, self-closing <text/>), and memory holds one page at a time. A dump that ends mid-page
-(a truncated download, or the cut dumps in ../shared/data) yields every complete page and sets
+(a truncated download, or a real dump cut short to test on) yields every complete page and sets
 `truncated`; a corrupt stream or malformed XML in the middle raises StageError.
 """
 from __future__ import annotations
@@ -23,9 +23,10 @@ import itertools
 import lzma
 import os
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 from xml.etree import ElementTree as ET
 
 from pipeline.core.errors import StageError
@@ -114,7 +115,8 @@ def check_dump(path: str | os.PathLike) -> str:
             head += block
     except EOFError:  # cut short: fine if the start is there (extract keeps complete pages)
         if not head:
-            raise StageError(f"dump {path}: the {kind} stream ends before any data: the file is cut short; download it again") from None
+            raise StageError(f"dump {path}: the {kind} stream ends before any data: "
+                             "the file is cut short; download it again") from None
     except CORRUPT_ERRORS as exc:
         raise StageError(f"dump {path}: its {kind} compression is corrupt ({exc}); download it again") from None
     finally:
@@ -127,7 +129,8 @@ def check_dump(path: str | os.PathLike) -> str:
         end = text.find("-->")
         text = text[end + 3:].lstrip() if end >= 0 else ""
     if not text.startswith("<mediawiki"):
-        raise StageError(f"{path} is not a MediaWiki XML dump (it does not start with <mediawiki>): {_what_to_do(path)}")
+        raise StageError(f"{path} is not a MediaWiki XML dump (it does not start with <mediawiki>): "
+                         f"{_what_to_do(path)}")
     return kind
 
 
@@ -239,7 +242,8 @@ class DumpReader:
                     if root is None:
                         root = elem
                         if _local(elem.tag) != "mediawiki":
-                            raise StageError(f"{self.path} is not a MediaWiki XML dump (root <{_local(elem.tag)}>): {_what_to_do(self.path)}")
+                            raise StageError(f"{self.path} is not a MediaWiki XML dump (root <{_local(elem.tag)}>): "
+                                             f"{_what_to_do(self.path)}")
                     continue
                 depth -= 1
                 if depth != 1:

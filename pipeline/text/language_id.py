@@ -34,7 +34,7 @@ from langdetect.detector import Detector
 from langdetect.detector_factory import PROFILES_DIRECTORY
 from langdetect.utils.ngram import NGram
 
-from pipeline.core.atomic import atomic_path
+from common.atomic import atomic_path
 
 log = logging.getLogger("pipeline")
 

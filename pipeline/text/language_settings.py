@@ -1,7 +1,8 @@
 """Per-language settings of the split and filter stages.
 
 `pipeline/text/languages/{lang}.json` may hold a "splitter" section (abbreviations, ordinal_dot,
-extra_terminators, single_letter_words, sentence_final) and a "filter" section (alphabet and threshold defaults); anything it
+extra_terminators, single_letter_words, sentence_final) and a "filter" section (alphabet and
+threshold defaults); anything it
 leaves out comes from the generic defaults here, so every Wikipedia language works without
 a file of its own. A top-level "word_segmenter" names the word segmenter of a script written
 without spaces (vocab/segmenters.py: mecab, jieba, pythainlp); none when absent.

@@ -32,9 +32,9 @@ import html
 import itertools
 import os
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from pipeline.core.errors import StageError
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from .brackets import unbalanced
 from .documents import documents, read_utf8

@@ -4,7 +4,8 @@ quntoken's sentence pipeline (qt_preproc | qt_snt | qt_sntcorr | qt_sntcorr) in 
 copies its input and wraps each sentence in marker characters (U+1F030 start, U+1F031 end,
 U+1F032/U+1F033 around the space between sentences). Two of its habits would damage text:
 it turns characters outside the Latin, Greek and Cyrillic scripts into U+FFFD, and it drops
-U+200D and U+FEFF, stops at NUL and splits at other control characters. So it is only asked *where* sentences end: the offsets of its end markers
+U+200D and U+FEFF, stops at NUL and splits at other control characters. So it is only asked
+*where* sentences end: the offsets of its end markers
 are mapped back onto the original text, and the sentences are cut from the original, so no
 U+FFFD that was not in the input reaches the output. Lines (paragraphs) are cut by the
 caller as well, so quntoken joining a line without a final . ! ? onto the next one does no

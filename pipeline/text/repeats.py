@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.core.atomic import atomic_path
+from common.atomic import atomic_path
 
 MIN_CHARS = 20
 PARTITION_BYTES = 256_000_000   # input bytes per partition: ~16 bytes of hashes per line

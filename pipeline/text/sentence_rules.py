@@ -35,7 +35,8 @@ from functools import lru_cache
 from .language_settings import language_settings
 
 AMBIGUOUS = ".…"
-SPACED = "!?‼⁇⁈⁉\u037e؟۔।॥։᠃༎፧፨᱾᱿꯫꘎꘏꛳꛷\U00011141\U00011142"  # Greek ";" not yet NFC; Ol Chiki, Meetei Mayek, Vai, Bamum, Chakma
+# Greek ";" not yet NFC; Ol Chiki, Meetei Mayek, Vai, Bamum, Chakma
+SPACED = "!?‼⁇⁈⁉\u037e؟۔।॥։᠃༎፧፨᱾᱿꯫꘎꘏꛳꛷\U00011141\U00011142"
 UNSPACED = "。！？｡።။។៕"
 CLOSERS = "\"'»”’“‘›)]}」』】〕〉》）］｝〗〙〛"
 OPENERS = "\"'«“‘„‹([{¿¡「『【〔〈《（［｛〖〘〚"
@@ -97,7 +98,7 @@ class SentenceSplitter:
         self._re = _terminator_re(extra_terminators)
 
     @classmethod
-    def for_language(cls, lang: str, learned=()) -> "SentenceSplitter":
+    def for_language(cls, lang: str, learned=()) -> SentenceSplitter:
         """The splitter of `lang`: its language file's settings, plus `learned` abbreviations."""
         s = language_settings(lang)["splitter"]
         final = s.get("sentence_final", ())

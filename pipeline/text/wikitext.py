@@ -73,7 +73,8 @@ PATTERNS = [
 ]
 NAMED_DISPLAY = ("lt", "text", "texte", "label", "display", "testo", "texto", "tekst", "текст")
 RANGE_WORDS = {"-", "–", "to", "and", "and(-)", "or", "by", "x", "×", "+", "+/-", "±", "&", "—"}
-_CODE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$|^(?:ALA|ALA-LC|ISO|DIN|BGN|UN|Latn|Cyrl|Grek|Arab|Hani|Hans|Hant|Jpan|Kore)$")
+_CODE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$"
+                   r"|^(?:ALA|ALA-LC|ISO|DIN|BGN|UN|Latn|Cyrl|Grek|Arab|Hani|Hans|Hant|Jpan|Kore)$")
 _UNIT_POWER = re.compile(r"(?<=[a-zA-Zμ])([23])$")
 
 

@@ -40,6 +40,7 @@ def table_rows(text: str) -> list[list[str]]:
             if line.startswith("| tiny")]
 
 
+@pytest.mark.slow
 def test_cpu_run_end_to_end(data, tmp_path, one_thread, capsys):
     out = tmp_path / "bench.md"
     variants = ["ours", "ours+unpad", "ours-pin", "hf"]
@@ -77,7 +78,7 @@ def test_without_cuda_it_says_skipped(capsys):
 def test_hf_batch_is_the_same_task_as_ours():
     """The anchor learns what ours learns: HF's labels [B, L] from our positions, and with our
     weights HF's loss is ours (eval mode: no dropout)."""
-    from trainer.model import BertConfig, BertForPreTraining
+    from trainer.models.bert_network import BertConfig, BertForPreTraining
 
     b = varied_batch()
     config = BertConfig(vocab_size=200, hidden_size=32, num_hidden_layers=2,

@@ -22,7 +22,8 @@ def test_finds_every_bench_script_and_selects_by_name():
 
 def test_runs_a_script_and_echoes_its_output(tmp_path):
     script = tmp_path / "bench_echo.py"
-    script.write_text("import sys\nprint('| a | b |')\nprint('bar 1%\\rbar 100%  ')\nprint('args', sys.argv[1:])\n", encoding="utf-8")
+    script.write_text("import sys\nprint('| a | b |')\nprint('bar 1%\\rbar 100%  ')\n"
+                      "print('args', sys.argv[1:])\n", encoding="utf-8")
     lines = []
     status, seconds = run_all.run_script(script, ["--runs", "1"], lines.append)
     assert status == 0 and seconds >= 0

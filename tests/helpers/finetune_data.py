@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 
 from trainer.export import export
-from trainer.model import BertConfig, BertForPreTraining
+from trainer.models.bert_network import BertConfig, BertForPreTraining
 
 WORDS = [f"w{i}" for i in range(60)]
 ENTITY_WORDS = set(WORDS[:12])

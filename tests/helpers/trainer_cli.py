@@ -50,3 +50,19 @@ def deepspeed_args(shards, cfg, out, **kw):
     for k, v in opts.items():
         out += [f"--{k}"] if v is True else [f"--{k}", str(v)]
     return out
+
+
+def assert_same_run(straight, parts, last_step):
+    """The same logged losses, lr and eval losses, and the same final weights."""
+    import torch
+
+    a, b = read_log(straight), read_log(parts)
+    assert [r["step"] for r in a] == [r["step"] for r in b]
+    for x, y in zip(a, b):
+        for key in ("loss", "mlm_loss", "nsp_loss", "lr", "eval_loss"):
+            if key in x:
+                assert abs(x[key] - y[key]) <= 1e-5, (x["step"], key, x[key], y[key])
+    name = f"ckpt_{last_step:08d}"
+    wa = torch.load(straight / "checkpoints" / name / "model.pt", weights_only=True)
+    wb = torch.load(parts / "checkpoints" / name / "model.pt", weights_only=True)
+    assert all(torch.allclose(wa[k], wb[k], atol=1e-6) for k in wa)

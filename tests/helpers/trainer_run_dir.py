@@ -8,7 +8,7 @@ from pathlib import Path
 
 import torch
 
-from trainer.model import BertConfig, BertForPreTraining
+from trainer.models.bert_network import BertConfig, BertForPreTraining
 
 WORDS = ["Budapest", "budapest", "Árvíztűrő", "árvíztűrő", "tükör", "##fúró", "##gép", "a",
          "##k", "Hà", "Nội", "hà", "nội", "Київ", "київ", ",", ".", "!"]

@@ -16,7 +16,7 @@ import lzma
 import random
 from pathlib import Path
 
-from pipeline.core.atomic import atomic_open
+from common.atomic import atomic_open
 from pipeline.text.documents import documents, read_utf8
 
 

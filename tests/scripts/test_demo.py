@@ -79,7 +79,7 @@ def test_the_whole_demo_ends_with_the_held_out_measure_and_skips_on_a_rerun(samp
 
 
 def fake_checkpoint(run_dir: Path, step: int) -> Path:
-    """A checkpoint as trainer/checkpoint.py lays it out (contents do not matter here)."""
+    """A checkpoint as trainer/checkpoint/layout.py lays it out (contents do not matter here)."""
     ckpt = run_dir / "checkpoints" / f"ckpt_{step:08d}"
     ckpt.mkdir(parents=True)
     (ckpt / "model.pt").write_bytes(b"")

@@ -23,10 +23,9 @@ def exported(tmp_path: Path, make) -> Path:
     return tmp_path / "hf"
 
 
-def fill(*args, module=False) -> subprocess.CompletedProcess:
+def fill(*args) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TRANSFORMERS_", "HF_HUB_DISABLE"))}
-    cmd = ["-m", "trainer.fill_mask"] if module else [str(ROOT / "scripts" / "fill_mask.py")]
-    return subprocess.run([sys.executable, *cmd, *map(str, args)], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "fill_mask.py"), *map(str, args)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -35,8 +34,7 @@ def fill(*args, module=False) -> subprocess.CompletedProcess:
 def test_fill_mask_prints_predictions_and_nothing_else(tmp_path, family):
     pytest.importorskip("transformers")
     hf = exported(tmp_path, make_run_dir if family == "bert" else make_modern_run_dir)
-    # the alias runs scripts/fill_mask.py: both are covered
-    res = fill(hf, "Budapest [MASK] tükör.", "[MASK] Hà Nội [MASK] !", module=family == "bert")
+    res = fill(hf, "Budapest [MASK] tükör.", "[MASK] Hà Nội [MASK] !")
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
     assert lines[0] == "Budapest [MASK] tükör." and lines[1].startswith("  [MASK] #1: ")

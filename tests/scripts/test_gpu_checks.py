@@ -1,5 +1,5 @@
 """scripts/gpu_checks.py on the CPU: BERT-tiny on synthetic phase-1 shards, every check but the
-compiled curves (Inductor's CPU build: tests/trainer/test_compile.py covers --torch_compile)."""
+compiled curves (Inductor's CPU build: tests/trainer/models/test_compile.py covers --torch_compile)."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""Fixtures for the trainer tests: tiny synthetic HDF5 shards (DESIGN.md's schema) and vocab."""
+"""Fixtures for the trainer tests: tiny synthetic HDF5 shards (docs/hdf5_format.md's schema) and vocab."""
 from __future__ import annotations
 
 import json

@@ -11,7 +11,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from trainer import training
+from trainer import loop as training
 from trainer.run_pretraining import main
 
 FILLER = ".other_writer"

@@ -10,8 +10,8 @@ import os
 import signal
 import sys
 
+from trainer.loop import Trainer
 from trainer.run_pretraining import main
-from trainer.training import Trainer
 
 
 def kill_rank_at_step(rank: int, step: int) -> None:

@@ -2,7 +2,7 @@
 unpadded runs, LAMB's foreach ops on CUDA tensors, pinned batches, bf16 and fp16 runs.
 
 Runs only where a CUDA device is present (the GPU machine: bench/README.md gives the command);
-every path here also has a CPU test that runs everywhere (test_unpad.py, test_compile.py,
+every path here also has a CPU test that runs everywhere (models/test_unpadding.py, models/test_compile.py,
 test_optim.py, test_data.py)."""
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ import torch
 from tests.helpers.bert_batches import varied_batch
 from tests.helpers.trainer_cli import base_args, read_log
 from trainer.data import ShardedTrainData, find_shards
-from trainer.model import BertConfig, BertForPreTraining
+from trainer.data.unpadding import host_unpadded
+from trainer.models.bert_network import BertConfig, BertForPreTraining
+from trainer.models.varlen import flash_varlen_usable
 from trainer.optim import build_optimizer
 from trainer.run_pretraining import main
-from trainer.unpad import flash_varlen_usable, host_unpadded
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
@@ -92,7 +93,7 @@ def test_lamb_on_cuda_matches_lamb_on_cpu():
     gpu = BertForPreTraining(BertConfig(**SMALL)).cuda()
     gpu.load_state_dict(cpu.state_dict())
     opts = [build_optimizer(m, "lamb", lr=1e-2) for m in (cpu, gpu)]
-    for step in range(3):
+    for _step in range(3):
         for p, q in zip(cpu.parameters(), gpu.parameters()):
             p.grad = torch.randn_like(p)
             q.grad = p.grad.cuda()

@@ -20,8 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.tmpfs import Tmpfs
-from tests.helpers.trainer_cli import ROOT, SCRIPT, base_args, env
-from tests.trainer.test_training import assert_same_run
+from tests.helpers.trainer_cli import ROOT, SCRIPT, assert_same_run, base_args, env
 from trainer.run_pretraining import main
 
 pytestmark = [pytest.mark.faults, pytest.mark.usefixtures("one_thread")]
@@ -209,7 +208,7 @@ def test_torch_and_safetensors_on_a_full_disk_read_as_disk_full(disk):
     import torch
     from safetensors.torch import save_file
 
-    from trainer.oserrors import as_os_error
+    from common.os_errors import as_os_error
 
     full = disk("64k")
     for name, save in (("a.pt", lambda p: torch.save({"w": torch.zeros(40000)}, p)),

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.trainer_cli import ROOT, base_args, env, read_log
-from tests.trainer.test_training import assert_same_run
-from trainer.distributed import _free_port
+from tests.helpers.trainer_cli import ROOT, assert_same_run, base_args, env, read_log
 from trainer.run_pretraining import main
+from trainer.runtime.distributed import _free_port
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 KILLING_ENTRY = Path(__file__).with_name("rank_killed_run_pretraining.py")

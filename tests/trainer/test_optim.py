@@ -2,26 +2,21 @@
 from __future__ import annotations
 
 import copy
-import math
 
 import pytest
 import torch
 
-from trainer.model import BertConfig, BertForPreTraining
+from trainer.models.bert_network import BertConfig, BertForPreTraining
 from trainer.optim import Lamb, build_optimizer, build_scheduler, lr_factor
 
 
-def reference_lamb(params_groups, states, lr, betas, eps, max_grad_norm, step, use_nvlamb=False):
-    """One LAMB step written out per parameter, the way apex's FusedLAMB kernel reads."""
+def reference_lamb(params_groups, states, lr, betas, eps, step):
+    """One LAMB step written out per parameter, the way apex's FusedLAMB kernel reads (its
+    default use_nvlamb=False; its own clipping off: the trainer clips)."""
     b1, b2 = betas
-    all_grads = [p.grad for ps, _ in params_groups for p in ps]
-    scale = 1.0
-    if max_grad_norm > 0:
-        gnorm = math.sqrt(sum(float(g.double().pow(2).sum()) for g in all_grads))
-        scale = gnorm / max_grad_norm if gnorm > max_grad_norm else 1.0
     for ps, wd in params_groups:
         for p in ps:
-            g = p.grad / scale
+            g = p.grad
             m, v = states.setdefault(id(p), (torch.zeros_like(p), torch.zeros_like(p)))
             m = b1 * m + (1 - b1) * g
             v = b2 * v + (1 - b2) * g * g
@@ -30,7 +25,7 @@ def reference_lamb(params_groups, states, lr, betas, eps, max_grad_norm, step, u
             v_hat = v / (1 - b2 ** step)
             update = m_hat / (v_hat.sqrt() + eps) + wd * p.data
             ratio = 1.0
-            if wd != 0 or use_nvlamb:
+            if wd != 0:
                 w_norm, u_norm = p.data.norm().item(), update.norm().item()
                 ratio = w_norm / u_norm if w_norm > 0 and u_norm > 0 else 1.0
             p.data -= lr * ratio * update
@@ -44,13 +39,12 @@ def _params(seed):
     return ps
 
 
-@pytest.mark.parametrize("max_grad_norm,use_nvlamb", [(0.0, False), (1.0, False), (0.5, True)])
-def test_lamb_matches_reference(max_grad_norm, use_nvlamb):
+def test_lamb_matches_reference():
     ours, ref = _params(0), _params(0)
     lr, betas, eps = 0.01, (0.9, 0.999), 1e-6
     opt = Lamb([{"params": ours[:1] + ours[2:3] + ours[4:], "weight_decay": 0.01},
                 {"params": [ours[1], ours[3]], "weight_decay": 0.0}],
-               lr=lr, betas=betas, eps=eps, max_grad_norm=max_grad_norm, use_nvlamb=use_nvlamb)
+               lr=lr, betas=betas, eps=eps)
     ref_groups = [(ref[:1] + ref[2:3] + ref[4:], 0.01), ([ref[1], ref[3]], 0.0)]
     states = {}
     g = torch.Generator().manual_seed(1)
@@ -61,7 +55,7 @@ def test_lamb_matches_reference(max_grad_norm, use_nvlamb):
         ours[1].grad.zero_() if step == 3 else None            # zero update norm path
         ref[1].grad.zero_() if step == 3 else None
         opt.step()
-        reference_lamb(ref_groups, states, lr, betas, eps, max_grad_norm, step, use_nvlamb)
+        reference_lamb(ref_groups, states, lr, betas, eps, step)
         for a, b in zip(ours, ref):
             torch.testing.assert_close(a.data, b.data, rtol=0, atol=1e-6)
 
@@ -145,8 +139,6 @@ def test_schedule_warmup_then_poly_decay_to_zero():
     assert lr_factor(55, 10, 100) == pytest.approx(0.5 ** 0.5)
     assert lr_factor(100, 10, 100) == 0.0 and lr_factor(150, 10, 100) == 0.0
     assert lr_factor(0, 0, 100) == 1.0                       # no warmup
-    assert lr_factor(55, 10, 100, nvidia_formula=True) == pytest.approx(0.45 ** 0.5)
-    assert lr_factor(10, 10, 100, nvidia_formula=True) == pytest.approx(0.9 ** 0.5)
 
     p = torch.nn.Parameter(torch.zeros(2))
     opt = Lamb([p], lr=2.0)

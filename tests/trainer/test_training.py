@@ -1,4 +1,4 @@
-"""The training loop (trainer/training.py) on CPU, fp32, tiny model: exact resume (also from
+"""The training loop (trainer/loop.py) on CPU, fp32, tiny model: exact resume (also from
 a checkpoint of the older RNG format), phase 2, bf16 autocast, two gloo ranks, the shipped
 CPU config."""
 from __future__ import annotations
@@ -13,25 +13,11 @@ import numpy as np
 import pytest
 import torch
 
-from tests.helpers.trainer_cli import ROOT, base_args, env, read_log
+from tests.helpers.trainer_cli import ROOT, assert_same_run, base_args, env, read_log
 from trainer.run_pretraining import main
 
 TRACED_ENTRY = Path(__file__).with_name("traced_run_pretraining.py")
 pytestmark = pytest.mark.usefixtures("one_thread")
-
-
-def assert_same_run(straight, parts, last_step):
-    """The same logged losses, lr and eval losses, and the same final weights."""
-    a, b = read_log(straight), read_log(parts)
-    assert [r["step"] for r in a] == [r["step"] for r in b]
-    for x, y in zip(a, b):
-        for key in ("loss", "mlm_loss", "nsp_loss", "lr", "eval_loss"):
-            if key in x:
-                assert abs(x[key] - y[key]) <= 1e-5, (x["step"], key, x[key], y[key])
-    name = f"ckpt_{last_step:08d}"
-    wa = torch.load(straight / "checkpoints" / name / "model.pt", weights_only=True)
-    wb = torch.load(parts / "checkpoints" / name / "model.pt", weights_only=True)
-    assert all(torch.allclose(wa[k], wb[k], atol=1e-6) for k in wa)
 
 
 def test_resume_gives_the_losses_of_an_uninterrupted_run(tiny_shards, tiny_bert_config, tmp_path):
@@ -52,7 +38,7 @@ def test_resume_gives_the_losses_of_an_uninterrupted_run(tiny_shards, tiny_bert_
 
 def test_every_run_ends_with_one_eval_also_a_run_shorter_than_eval_every(tiny_shards, tiny_bert_config,
                                                                          tmp_path):
-    from trainer.model_card import _last_records
+    from trainer.export.card import _last_records
 
     def evals(out):
         return [r["step"] for r in read_log(out) if "eval_loss" in r]
@@ -104,14 +90,13 @@ def test_a_checkpoint_of_the_older_format_resumes_exactly(tiny_shards, tiny_bert
 
 
 def test_phase2_starts_from_phase1_weights_with_a_fresh_schedule(tiny_shards, tiny_bert_config, tmp_path):
-    from trainer.config import parse_args
-    from trainer.training import Trainer
+    from trainer.config import load_config
+    from trainer.loop import Trainer
 
     p1 = tmp_path / "p1"
     assert main(base_args(tiny_shards, tiny_bert_config, p1, max_steps=2, checkpoint_every=2)) == 0
-    args = parse_args(base_args(tiny_shards, tiny_bert_config, tmp_path / "p2", phase2=True,
-                                init_checkpoint=p1, max_steps=4))
-    trainer = Trainer(args)
+    trainer = Trainer(load_config(base_args(tiny_shards, tiny_bert_config, tmp_path / "p2", phase2=True,
+                                            init_checkpoint=p1, max_steps=4)))
     w1 = torch.load(p1 / "checkpoints" / "ckpt_00000002" / "model.pt", weights_only=True)
     assert all(torch.equal(v, trainer.model.state_dict()[k]) for k, v in w1.items())
     assert trainer.step == 0 and trainer.lr == 0.0 and not trainer.optimizer.state

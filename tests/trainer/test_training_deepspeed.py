@@ -1,4 +1,4 @@
-"""--deepspeed on CPU (trainer/training.py with DeepSpeed's engine): a bf16 ZeRO-1 smoke run
+"""--deepspeed on CPU (trainer/loop.py with DeepSpeed's engine): a bf16 ZeRO-1 smoke run
 with exact resume, and the checkpoint it writes. The runs are module-scoped (DeepSpeed's
 start-up is the cost).
 
@@ -65,7 +65,7 @@ def test_deepspeed_checkpoint_layout(ds_runs, tiny_bert_config):
     ckpt = ds_runs[0] / "checkpoints" / "ckpt_00000004"
     assert (ckpt / "deepspeed").is_dir() and (ckpt / "rng_rank0.pt").is_file()
     sd = torch.load(ckpt / "model.pt", weights_only=True)
-    from trainer.model import BertConfig, BertForPreTraining
+    from trainer.models.bert_network import BertConfig, BertForPreTraining
 
     expected = BertForPreTraining(BertConfig.from_json_file(tiny_bert_config)).state_dict()
     assert set(sd) == set(expected)

@@ -10,8 +10,7 @@ import sys
 import pytest
 import torch
 
-from tests.helpers.trainer_cli import ROOT, SCRIPT, base_args, env, read_log
-from tests.trainer.test_training import assert_same_run
+from tests.helpers.trainer_cli import ROOT, SCRIPT, assert_same_run, base_args, env, read_log
 from trainer.run_pretraining import main
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -37,7 +36,7 @@ def test_a_resumed_dynamic_mlm_only_run_gives_the_uninterrupted_losses(tiny_shar
     assert all("nsp_loss" not in r and "eval_nsp_loss" not in r for r in log)
     assert any("eval_mlm_acc" in r for r in log)
     # the NSP head and the pooler are as initialised (same seed: the same initial weights)
-    from trainer.model import BertConfig, BertForPreTraining
+    from trainer.models.bert_network import BertConfig, BertForPreTraining
 
     torch.manual_seed(3)
     init = BertForPreTraining(BertConfig.from_json_file(tiny_bert_config)).state_dict()

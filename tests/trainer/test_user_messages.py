@@ -42,3 +42,38 @@ def test_a_user_error_under_torchrun_is_printed_once_and_in_torchruns_summary(ti
     assert len(ours) == 1 and "no *training*.hdf5" in ours[0]          # rank 0 only
     summary = res.stderr[res.stderr.index("Root Cause"):]
     assert "rank      : 0" in summary and f"traceback : {ours[0]}" in summary
+
+
+@pytest.mark.slow
+def test_ctrl_c_under_torchrun_is_one_line_of_ours_and_the_run_resumes(tiny_shards, tiny_bert_config,
+                                                                       tmp_path):
+    """Ctrl-C reaches torchrun and both ranks (one process group, as in a terminal): the ranks
+    print one line between them, saying how to resume, and no traceback; the rerun resumes.
+    (torchrun's own agent still prints its SignalException: not the trainer's to silence.)"""
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", str(SCRIPT),
+           *base_args(tiny_shards, tiny_bert_config, out, max_steps=100000, checkpoint_every=20)]
+    proc = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not (out / "checkpoints" / "ckpt_00000020").is_dir() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    ours = [ln for ln in err.splitlines() if ln.startswith("Error: ")]
+    assert ours == ["Error: interrupted; rerun with --resume_from_checkpoint to continue from the last "
+                    "checkpoint"], err[-3000:]
+    worker_tracebacks = err.count('File "' + str(SCRIPT))
+    assert worker_tracebacks == 0, err[-3000:]
+    resume = [*cmd[:6], *base_args(tiny_shards, tiny_bert_config, out, max_steps=22, checkpoint_every=20,
+                                   resume_from_checkpoint=True)]
+    res = subprocess.run(resume, env=env(), capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0 and "resumed from" in res.stderr, res.stderr[-2000:]

@@ -1,8 +1,7 @@
 """spm pieces -> WordPiece tokens: special ids, piece mapping, alphabet, exact size."""
 import pytest
 
-from vocab.convert import (NUM_SPECIALS, ConversionError, bert_specials, piece_to_token,
-                           to_wordpiece)
+from vocab.convert import NUM_SPECIALS, ConversionError, bert_specials, piece_to_token, to_wordpiece
 
 
 def test_special_tokens_sit_where_google_vocabs_have_them():

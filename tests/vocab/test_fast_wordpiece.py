@@ -8,9 +8,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_vocab
 from vocab.fast_wordpiece import FastWordPiece
-from tests.helpers.encode_testdata import (documents_text, make_documents, vocab_tokens,
-                                            write_vocab)
 from vocab.spec import load_vocab
 from vocab.tokenizer import make_tokenizer
 

@@ -88,7 +88,7 @@ def test_mecab_words_cannot_strip_accents(tmp_path):
 
 
 def test_the_config_an_export_writes_loads_as_the_mecab_tokenizer(ja_vocab, tmp_path):
-    """What trainer/export.py writes once it passes the vocab's word_tokenizer on:
+    """What trainer/export/hf.py writes once it passes the vocab's word_tokenizer on:
     vocab.txt + tokenizer_config(..., word_tokenizer=spec.word_tokenizer)."""
     from transformers import AutoTokenizer
 

@@ -5,8 +5,17 @@ from collections import Counter
 import pytest
 
 from vocab.normalizer import CharNormalizer
-from vocab.sample import (_word_pattern, bert_words, count_sample_words, count_words, is_heldout_key,
-                          merge_smallest, scan_file, sentence_key, write_word_counts)
+from vocab.sample import (
+    _word_pattern,
+    bert_words,
+    count_sample_words,
+    count_words,
+    is_heldout_key,
+    merge_smallest,
+    scan_file,
+    sentence_key,
+    write_word_counts,
+)
 from vocab.tokenizer import make_pre_tokenizer
 
 

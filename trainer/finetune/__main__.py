@@ -94,12 +94,12 @@ def log_to_file(args) -> None:
 
 
 def _run(args) -> int:
+    from common.os_errors import DiskSpaceError, check_free_space, os_error_message
     from trainer.export import ExportError
     from trainer.finetune.readers import FinetuneDataError
     from trainer.finetune.runner import finetune_model, finetune_run
     from trainer.finetune.source import quiet_transformers
     from trainer.finetune.tasks import make_task
-    from trainer.oserrors import DiskSpaceError, check_free_space, os_error_message
 
     quiet_transformers()
     log_to_file(args)

@@ -66,7 +66,7 @@ def _optimizer(model, settings: LoopSettings):
     import torch
 
     decay, no_decay = [], []
-    for name, p in model.named_parameters():
+    for _name, p in model.named_parameters():
         if p.requires_grad:
             # no weight decay on biases and LayerNorm weights (BERT's and HF's rule)
             (no_decay if p.ndim < 2 else decay).append(p)

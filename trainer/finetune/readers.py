@@ -15,13 +15,20 @@ JSONL) and squad.py (SQuAD JSON); this module re-exports them so that callers ne
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from trainer.finetune.squad import QAExample, SquadData, read_squad
 from trainer.finetune.tables import TextExample, read_classification
-from trainer.finetune.tagging import (CONLLU_COLUMNS, TaggedSentence, check_iob_tags,
-                                      is_iob_tagging, read_conll, read_conllu, read_tagging,
-                                      to_iob2)
+from trainer.finetune.tagging import (
+    CONLLU_COLUMNS,
+    TaggedSentence,
+    check_iob_tags,
+    is_iob_tagging,
+    read_conll,
+    read_conllu,
+    read_tagging,
+    to_iob2,
+)
 from trainer.finetune.textfiles import FinetuneDataError, PathLike
 
 __all__ = [

@@ -6,7 +6,7 @@ Usage:
     record = cache.get("pretrained", 1)          # None, or the finished seed's record
     cache.put("pretrained", 1, record)
     summary = aggregate([r1, r2, r3], "entity_f1")   # {"mean", "sd", "scores", ...}
-    write_json(output_dir / "results.json", results)
+    write_json_atomic(output_dir / "results.json", results)   # common/atomic.py
 
 A seed's record is written when it finishes (runs/{variant}_seed{S}.json), keyed by the settings
 and data that produced it: a rerun after an interruption trains only the seeds still missing,
@@ -17,30 +17,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 
-from trainer.output_dir import write_json_atomic
-
-
-def write_json(path: Path, data) -> None:
-    """Atomic (the trainer's write_json_atomic), creating the folder first."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path, data)
-
-
-def write_text_atomic(path: Path, write) -> None:
-    """Call write(fh) on a temporary file, then rename it to `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".tmp_{path.name}_", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+from common.atomic import write_json_atomic
 
 
 def settings_key(settings: dict, files: list[Path | None]) -> str:
@@ -94,4 +73,4 @@ class SeedCache:
         return record if isinstance(record, dict) and record.get("key") == self.key else None
 
     def put(self, variant: str, seed: int, record: dict) -> None:
-        write_json(self.path(variant, seed), dict(record, key=self.key))
+        write_json_atomic(self.path(variant, seed), dict(record, key=self.key))

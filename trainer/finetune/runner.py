@@ -14,21 +14,12 @@ import logging
 import time
 from pathlib import Path
 
+from common.atomic import write_json_atomic as write_json
+from common.atomic import write_text_atomic
 from trainer.finetune.loop import LoopSettings, pick_device, train
 from trainer.finetune.plan import Plan, limited_rows, start_line, train_limit
-from trainer.finetune.results import (
-    SeedCache,
-    aggregate,
-    settings_key,
-    write_json,
-    write_text_atomic,
-)
-from trainer.finetune.source import (
-    build_model,
-    load_tokenizer,
-    max_positions,
-    model_folder,
-)
+from trainer.finetune.results import SeedCache, aggregate, settings_key
+from trainer.finetune.source import build_model, load_tokenizer, max_positions, model_folder
 
 log = logging.getLogger("trainer.finetune")
 VARIANTS = {"pretrained": True, "random_init": False}
@@ -67,7 +58,8 @@ def _one_seed(folder: Path, task, tokenizer, train_rows, variant: str, seed: int
         record[split] = {k: round(float(v), 6) for k, v in scores.items()}
         if split == eval_split:
             path = output_dir / "predictions" / f"{variant}_seed{seed}{task.prediction_suffix}"
-            write_text_atomic(path, lambda fh: task.write_predictions(fh, split, predictions))
+            write_text_atomic(path, lambda fh, split=split, predictions=predictions:
+                              task.write_predictions(fh, split, predictions))
     if eval_split == "validation":
         record["test"] = record["validation"]
     return record

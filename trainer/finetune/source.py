@@ -6,7 +6,7 @@ Usage:
         model = build_model(folder, "token", num_labels=3, pretrained=True, ...)
 
 A run dir or a ckpt_* dir is exported to a temporary Hugging Face folder with the trainer's own
-export (trainer/export.py), so fine-tuning always starts from what a user would publish: the
+export (trainer/export/hf.py), so fine-tuning always starts from what a user would publish: the
 same weights, vocab and case setting. `pretrained=False` builds the same architecture from the
 folder's config with fresh weights (transformers' own initialisation under the seed): the
 random-init baseline.
@@ -16,8 +16,8 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from trainer.finetune.readers import FinetuneDataError
 

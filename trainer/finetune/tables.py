@@ -15,9 +15,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from trainer.finetune.textfiles import FinetuneDataError, PathLike, read_text, text_lines
 

@@ -13,9 +13,9 @@ Import these from `trainer.finetune.readers`, which re-exports them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from trainer.finetune.textfiles import FinetuneDataError, PathLike, read_text, text_lines
 

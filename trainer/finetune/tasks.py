@@ -20,8 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 from trainer.finetune import metrics, readers
-from trainer.finetune.features import (classification_features, gather_word_predictions,
-                                       tagging_features)
+from trainer.finetune.features import classification_features, gather_word_predictions, tagging_features
 from trainer.finetune.loop import predict
 from trainer.finetune.qa import decode_answers, qa_features
 

@@ -29,7 +29,7 @@ class FinetuneDataError(ValueError):
         self.line = line
 
     @classmethod
-    def at(cls, path: PathLike, what: str, line: int | None = None) -> "FinetuneDataError":
+    def at(cls, path: PathLike, what: str, line: int | None = None) -> FinetuneDataError:
         """The error for `path` (and `line`, 1-based): 'PATH:LINE: what'."""
         where = f"{path}:{line}" if line is not None else f"{path}"
         return cls(f"{where}: {what}", path=path, line=line)

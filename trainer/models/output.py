@@ -1,5 +1,5 @@
-"""What both models' forward returns from the trainer's batch (trainer/models/bert.py,
-trainer/models/modernbert.py): losses, the logits of every masked slot, the NSP logits.
+"""What every family's forward returns from the trainer's batch: losses, the logits of every
+masked slot, and the next-sentence logits where the model has that head (None where not).
 
     out = model(**batch); out.loss.backward(); out.mlm_logits, out.mlm_labels   # real slots only
 """
@@ -19,7 +19,7 @@ class PretrainingOutput:
     nsp_loss: torch.Tensor | None
     slot_logits: torch.Tensor          # [B*P, V]: every slot of masked_lm_positions
     slot_labels: torch.Tensor | None   # [B*P]: IGNORE at the padding slots
-    nsp_logits: torch.Tensor           # [B, 2]
+    nsp_logits: torch.Tensor | None    # [B, 2]; None: no next-sentence head trained or present
 
     # Selecting the real slots by a mask makes the host wait for the GPU, so it happens only
     # when these are read (evaluation, tests), never in a training step.

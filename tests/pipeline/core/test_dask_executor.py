@@ -14,7 +14,8 @@ from click.testing import CliRunner
 
 from pipeline.cli import cli
 from pipeline.core.executor import LocalExecutor, Ready, make_executor, use_scheduler
-from tests.pipeline.core.test_executor import fails_on_three, slow_square as square_and_pid
+from tests.pipeline.core.test_executor import fails_on_three
+from tests.pipeline.core.test_executor import slow_square as square_and_pid
 
 
 def test_results_come_back_in_order_from_both_workers(dask_cluster):

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from pipeline.core.atomic import atomic_open
+from common.atomic import atomic_open
 from pipeline.core.errors import StageError
 from pipeline.core.runner import StageRun, Task
 

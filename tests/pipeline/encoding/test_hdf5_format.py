@@ -1,18 +1,31 @@
-"""The HDF5 contract: the file check every reader uses, NVIDIA's label rule, the folder name."""
+"""The HDF5 contract: the file check every reader uses, NVIDIA's label rule, the folder name,
+the `packed` attribute and the maskable tokens of a row."""
 from __future__ import annotations
 
 import h5py
 import numpy as np
 import pytest
 
-from pipeline.encoding.hdf5_format import (DATASETS, FileShape, HDF5FormatError, check_file,
-                                           masked_lm_labels, output_folder_name)
+from pipeline.encoding.hdf5_format import (
+    DATASETS,
+    PACKED_ATTR,
+    PACKED_SUFFIX,
+    FileShape,
+    HDF5FormatError,
+    check_file,
+    is_packed,
+    maskable_tokens,
+    masked_lm_labels,
+    output_folder_name,
+)
 
 FOLDER = "hdf5_lower_case_0_seq_len_128_max_pred_20_masked_lm_prob_0.15_random_seed_12345_dupe_factor_5"
 
 
-def write(path, n=4, L=16, P=3, skip=(), **override):
+def write(path, n=4, L=16, P=3, skip=(), attrs=None, **override):
+    path.parent.mkdir(parents=True, exist_ok=True)
     with h5py.File(path, "w") as f:
+        f.attrs.update(attrs or {})
         for key, (dtype, width) in DATASETS.items():
             if key in skip:
                 continue
@@ -66,3 +79,26 @@ def test_folder_name_carries_every_data_option():
         "hdf5_lower_case_1_seq_len_512_max_pred_80_masked_lm_prob_0.15_random_seed_1_dupe_factor_10"
         "_wwm_strip_accents")
     assert output_folder_name(False, 128, 20, 0.15, 1, 5, short_seq_prob=0.2).endswith("_short_seq_prob_0.2")
+
+
+def test_a_file_says_whether_it_is_packed_wherever_it_lies(tmp_path):
+    """The attribute first: a packed file copied into a folder of another name stays packed,
+    and a file marked 0 is not packed even inside a `_packed` folder."""
+    assert is_packed(write(tmp_path / "renamed" / "a_training_0.hdf5", attrs={PACKED_ATTR: 1}))
+    assert not is_packed(write(tmp_path / f"x{PACKED_SUFFIX}" / "b.hdf5", attrs={PACKED_ATTR: 0}))
+
+
+def test_a_file_without_the_attribute_is_judged_by_its_folder(tmp_path):
+    """Files written before the attribute existed: packed inside a `*_packed` folder only."""
+    old = write(tmp_path / f"{FOLDER}{PACKED_SUFFIX}" / "huwiki" / "huwiki_training_0.hdf5")
+    assert is_packed(old) and is_packed(old.parent) and is_packed(old.parent.parent)
+    pairs = write(tmp_path / FOLDER / "huwiki" / "huwiki_training_0.hdf5")
+    assert not is_packed(pairs) and not is_packed(pairs.parent) and not is_packed(tmp_path)
+    unreadable = old.with_name("not_hdf5.hdf5")
+    unreadable.write_text("text")   # no attribute to read: the folder decides
+    assert is_packed(unreadable)
+
+
+def test_maskable_tokens_of_a_full_row():
+    assert maskable_tokens(128, packed=False) == 125   # all but [CLS] A [SEP] B [SEP]'s specials
+    assert maskable_tokens(128, packed=True) == 127    # all but [CLS]

@@ -7,11 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from vocab.fast_wordpiece import FastWordPiece
 from pipeline.encoding.instances import Corpus, _truncate_pairs, plan_instances
 from pipeline.encoding.masking import Masker
-from tests.helpers.encode_testdata import (documents_text, make_documents, vocab_tokens,
-                                            write_vocab)
+from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_vocab
+from vocab.fast_wordpiece import FastWordPiece
 from vocab.spec import load_vocab
 
 MAX_SEQ, MAX_PRED = 64, 10
@@ -52,7 +51,7 @@ def test_statistics_of_a_realistic_sample(setup):
     plan, arr = build(spec, corpus)
     n = len(plan)
     assert n > 8000
-    ids, mask, seg = arr["input_ids"], arr["input_mask"], arr["segment_ids"]
+    ids, mask, _seg = arr["input_ids"], arr["input_mask"], arr["segment_ids"]
     pos, mids, nsp = arr["masked_lm_positions"], arr["masked_lm_ids"], arr["next_sentence_labels"]
     length = mask.sum(axis=1).astype(np.int64)
     valid = pos > 0
@@ -114,7 +113,8 @@ def test_a_and_b_come_from_the_documents(setup):
     spec, corpus = setup
     plan = plan_instances(corpus, max_seq=512, dupe_factor=1, short_seq_prob=0.0, seed=3)
     sb = corpus.sent_bounds
-    doc_of_token = np.searchsorted(corpus.doc_bounds, np.searchsorted(sb, np.arange(len(corpus.tokens)), "right") - 1, "right") - 1
+    sent_of_token = np.searchsorted(sb, np.arange(len(corpus.tokens)), "right") - 1
+    doc_of_token = np.searchsorted(corpus.doc_bounds, sent_of_token, "right") - 1
     for i in range(len(plan)):
         a0, la, b0, lb = plan.a_start[i], plan.a_len[i], plan.b_start[i], plan.b_len[i]
         assert doc_of_token[a0] == doc_of_token[a0 + la - 1]

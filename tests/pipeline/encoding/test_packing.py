@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import cli
-from pipeline.encoding.hdf5_format import check_file, is_packed
+from pipeline.encoding.hdf5_format import PACKED_ATTR, check_file, is_packed
 from pipeline.encoding.instances import Corpus
 from pipeline.encoding.masking import Masker
 from pipeline.encoding.packing import pack_batch, plan_packed
-from tests.helpers.encode_testdata import (documents_text, make_documents, vocab_tokens,
-                                            write_shards, write_vocab)
+from pipeline.report.hdf5 import hdf5_section
+from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_shards, write_vocab
 from vocab.fast_wordpiece import FastWordPiece
 from vocab.spec import load_vocab
 
@@ -83,6 +83,10 @@ def test_encode_pack_writes_a_packed_folder_and_inspect_shows_real_tokens(tmp_pa
                             "_random_seed_12345_dupe_factor_1_packed")
     files = sorted(folder.rglob("*.hdf5"))
     assert files and is_packed(files[0]) and not is_packed(root)
+    copied = tmp_path / "renamed" / files[0].name   # the file itself says it is packed
+    copied.parent.mkdir()
+    copied.write_bytes(files[0].read_bytes())
+    assert is_packed(copied)
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["options"]["pack"] is True
     assert manifest["summary"]["real_token_share"] >= 0.9
@@ -91,9 +95,12 @@ def test_encode_pack_writes_a_packed_folder_and_inspect_shows_real_tokens(tmp_pa
         with h5py.File(f) as fh:
             m = fh["input_mask"][:]
             assert m[:-1].all() and fh["input_ids"].dtype == np.int32
+            assert dict(fh.attrs) == {PACKED_ATTR: 1}
     r = CliRunner().invoke(cli, ["--data-dir", str(root), "--lang", "xx", "inspect", str(files[0]),
                                  "--show", "1"], catch_exceptions=False)
     assert r.exit_code == 0 and "real tokens" in r.output and "packed row" in r.output, r.output
+    page = hdf5_section([(folder, manifest)], "xx").html()   # the report says it too
+    assert "packed rows" in page and "a packed row" in page and "B is" not in page
 
 
 @pytest.mark.parametrize("whole_word", [False, True])

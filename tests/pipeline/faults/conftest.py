@@ -106,7 +106,7 @@ def _timeless(value):
 
 
 def leftovers(path: Path) -> list[Path]:
-    """Temporary files (atomic.py's .NAME.*.tmp) in or beside an output."""
+    """Temporary files (common/atomic.py's .NAME.*.tmp) in or beside an output."""
     folder = path if path.is_dir() else path.parent
     return sorted(folder.rglob(".*.tmp")) if folder.exists() else []
 

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pipeline.faults.conftest import (STAGES, leftovers, output_hashes, run_cli,
-                                            run_faulted)
+from tests.pipeline.faults.conftest import STAGES, leftovers, output_hashes, run_cli, run_faulted
 
 # The rename at which the fault comes (see tests/helpers/kill_at_rename.py): 1 is the stage's
 # run.json, then a task's output and its marker, ... 0: before the stage starts (download

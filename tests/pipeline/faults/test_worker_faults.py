@@ -8,8 +8,12 @@ from __future__ import annotations
 import pytest
 
 from tests.pipeline.faults.conftest import run_faulted
-from tests.pipeline.faults.test_stage_faults import (assert_nothing_complete, assert_one_line,
-                                                     assert_rerun_is_clean, cell_args)
+from tests.pipeline.faults.test_stage_faults import (
+    assert_nothing_complete,
+    assert_one_line,
+    assert_rerun_is_clean,
+    cell_args,
+)
 
 pytestmark = pytest.mark.faults
 

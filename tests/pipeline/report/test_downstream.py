@@ -89,12 +89,14 @@ def test_a_pretrained_model_no_better_than_random_weights_is_red(tmp_path):
     (json.dumps({k: v for k, v in RESULTS.items() if k != "pretrained"}), "'pretrained' is missing"),
     (json.dumps({**RESULTS, "metric": 3}), "'metric' is missing or not a string"),
     (json.dumps({**RESULTS, "pretrained": {"mean": "0.6"}}), "'pretrained.mean' is missing or not a finite number"),
-    (json.dumps({**RESULTS, "pretrained": {"mean": float("nan")}}), "'pretrained.mean' is missing or not a finite number"),
+    (json.dumps({**RESULTS, "pretrained": {"mean": float("nan")}}),
+     "'pretrained.mean' is missing or not a finite number"),
     (json.dumps({**RESULTS, "random_init": [0.4]}), "'random_init' is not an object"),
     (json.dumps({**RESULTS, "checkpoints": [{"mean": 0.5}]}), "'checkpoints[0].step' is missing"),
     (json.dumps({**RESULTS, "checkpoints": {"200": 0.5}}), "'checkpoints' is not a list"),
     (json.dumps({**RESULTS, "random_init": {"mean": 0.4, "sd": -1}}), "'random_init.sd' is not a number ≥ 0"),
-    (json.dumps({**RESULTS, "random_init": {"mean": 0.4, "scores": [0.4, None]}}), "'random_init.scores' is not a list"),
+    (json.dumps({**RESULTS, "random_init": {"mean": 0.4, "scores": [0.4, None]}}),
+     "'random_init.scores' is not a list"),
 ])
 def test_a_malformed_results_json_is_a_warning(tmp_path, text, why):
     path = tmp_path / "results.json"

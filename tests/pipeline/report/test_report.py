@@ -33,7 +33,7 @@ def sample_run(tmp_path_factory, sample_dump):
 
 
 def write_train_run(folder: Path, steps: int = 40) -> Path:
-    """A trainer output dir as trainer/logging_utils.py writes it (train_log.jsonl, hparams.json)."""
+    """A trainer output dir as trainer/runtime/logs.py writes it (train_log.jsonl, hparams.json)."""
     folder.mkdir(parents=True)
     lines = []
     for s in range(1, steps + 1):

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import cli
-from pipeline.stages.download import download
 from pipeline.core.errors import StageError
+from pipeline.stages.download import download
 from tests.helpers.multistream_dump import make_multistream
 
 DATE = "20240501"

@@ -12,8 +12,7 @@ from click.testing import CliRunner
 
 from pipeline.cli import cli
 from pipeline.stages.encode import encode, shard_seed
-from tests.helpers.encode_testdata import (documents_text, make_documents, vocab_tokens,
-                                            write_shards, write_vocab)
+from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_shards, write_vocab
 
 FOLDER = "hdf5_lower_case_0_seq_len_128_max_pred_20_masked_lm_prob_0.15_random_seed_12345_dupe_factor_5"
 KEYS = {"input_ids": (np.int32, 128), "input_mask": (np.int8, 128), "segment_ids": (np.int8, 128),
@@ -55,6 +54,7 @@ def test_writes_nvidia_layout_under_the_data_dir(data_dir):
     for name in names:
         with h5py.File(out / name, "r") as f:
             assert set(f.keys()) == set(KEYS)
+            assert not f.attrs.keys()   # sentence pairs: no `packed` attribute, nor any other
             n = f["next_sentence_labels"].shape[0]
             assert n > 50
             for key, (dtype, width) in KEYS.items():

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pipeline.stages import extract as extract_mod
 from pipeline.cli import cli
-from pipeline.stages.extract import extract
 from pipeline.core.errors import StageError
+from pipeline.stages import extract as extract_mod
+from pipeline.stages.extract import extract
 
 ROOT = Path(__file__).resolve().parents[3]
 NS = "http://www.mediawiki.org/xml/export-0.10/"
@@ -42,7 +42,8 @@ def xml_dump(pages, siteinfo=True, close=True) -> str:
     return "\n".join(out) + "\n"
 
 
-ARTICLE = "'''Alma''' a [[rózsafélék]] családjába tartozó gyümölcs. Íze édes, kb. öt centi.\n\n== Története ==\nŐsi növény, már a rómaiak is ismerték."
+ARTICLE = ("'''Alma''' a [[rózsafélék]] családjába tartozó gyümölcs. Íze édes, kb. öt centi.\n\n"
+           "== Története ==\nŐsi növény, már a rómaiak is ismerték.")
 
 
 def read_records(out: Path) -> list[dict]:
@@ -131,7 +132,8 @@ def test_workers_1_and_2_write_the_same_bytes(sample_dump, tmp_path):
     files = tree_bytes(a)
     assert len(files) >= 5
     assert files == tree_bytes(b)
-    assert json.loads((a / "manifest.json").read_text())["outputs"] == json.loads((b / "manifest.json").read_text())["outputs"]
+    assert (json.loads((a / "manifest.json").read_text())["outputs"]
+            == json.loads((b / "manifest.json").read_text())["outputs"])
 
 
 def test_resume_after_a_crash_gives_the_same_bytes(sample_dump, tmp_path, monkeypatch):
@@ -204,7 +206,9 @@ def test_truncated_dump_keeps_complete_pages_with_one_warning(tmp_path, caplog):
 def test_cut_compressed_stream_keeps_complete_pages(tmp_path, caplog):
     import random
     rng = random.Random(0)
-    words = lambda n: " ".join("".join(rng.choice("aábcdeéfghiíjklmnoóöőprstuúüűvz") for _ in range(6)) for _ in range(n))
+
+    def words(n):
+        return " ".join("".join(rng.choice("aábcdeéfghiíjklmnoóöőprstuúüűvz") for _ in range(6)) for _ in range(n))
     pages = [(0, f"Cikk {i}", ARTICLE + "\n\n" + words(1500)) for i in range(60)]
     data = bz2.compress(xml_dump(pages).encode(), compresslevel=1)
     dump = tmp_path / "cut.xml.bz2"
@@ -298,7 +302,9 @@ def test_kill_9_mid_stage_then_rerun_gives_the_same_bytes(tmp_path):
     import time
 
     rng = random.Random(1)
-    word = lambda: "".join(rng.choice("aábcdeéfghiíjklmnoóöőprstuúüűvz") for _ in range(rng.randint(2, 9)))
+
+    def word():
+        return "".join(rng.choice("aábcdeéfghiíjklmnoóöőprstuúüűvz") for _ in range(rng.randint(2, 9)))
     pages = [(0, f"Cikk {i}", ARTICLE + "\n\n" + " ".join(word() for _ in range(1500))) for i in range(60)]
     dump = tmp_path / "big.xml.bz2"
     dump.write_bytes(bz2.compress(xml_dump(pages).encode(), compresslevel=1))

@@ -15,8 +15,7 @@ from click.testing import CliRunner
 from pipeline.cli import cli
 from pipeline.core.errors import StageError
 from pipeline.stages.extract import extract
-from pipeline.text.multistream import (RangeStatus, find_index, read_header, read_index, read_range,
-                                        split_pages)
+from pipeline.text.multistream import RangeStatus, find_index, read_header, read_index, read_range, split_pages
 from tests.helpers.multistream_dump import make_multistream
 
 

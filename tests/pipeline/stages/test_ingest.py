@@ -85,7 +85,7 @@ def test_resume_skip_and_the_same_bytes_for_any_workers(tmp_path):
 def test_invalid_utf8_lines_are_counted_and_reported(tmp_path, caplog):
     src = tmp_path / "w.txt"
     src.write_bytes("Jó szöveg itt.\n\nMásik jó.\n".encode() + b"rossz \xff\xfe sor\n"
-                    + "Harmadik.\n".encode())
+                    + b"Harmadik.\n")
     summary = ingest(data_dir=tmp_path / "d", lang="hu", workers=1, sources={"web": str(src)})
     assert summary["per_source"]["web"]["invalid_utf8_lines"] == 1
     assert ingested_docs(tmp_path / "d/hu/ingested", "web") == [["Jó szöveg itt."],

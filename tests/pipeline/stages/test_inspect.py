@@ -11,8 +11,7 @@ from click.testing import CliRunner
 
 from pipeline.cli import cli
 from pipeline.stages.encode import encode
-from tests.helpers.encode_testdata import (documents_text, make_documents, vocab_tokens,
-                                            write_shards, write_vocab)
+from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_shards, write_vocab
 
 
 @pytest.fixture(scope="module")

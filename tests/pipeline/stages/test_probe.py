@@ -80,8 +80,8 @@ def test_probe_of_the_sample(corpus, tmp_path):
     lines = {"train": {s for d in train_docs for s in d}, "test": {s for d in test_docs for s in d}}
     doc_of = {s: i for i, d in enumerate(test_docs) for s in d}
     held_docs = {}
-    for split, sentences in probe.items():
-        assert len(sentences) == summary[f"{split}_sentences"] > 0
+    for split_name, sentences in probe.items():
+        assert len(sentences) == summary[f"{split_name}_sentences"] > 0
         for sentence in sentences:
             words, tags = [w for w, _ in sentence], [t for _, t in sentence]
             assert "B-LINK" in tags and len(words) <= 128
@@ -89,12 +89,12 @@ def test_probe_of_the_sample(corpus, tmp_path):
             text = " ".join(words)
             assert not any(0xE000 <= ord(c) <= 0xF8FF for c in text)
             # byte for byte a line of the shards: of the training shards for train, else the test ones
-            assert text in lines["train" if split == "train" else "test"], text
-            if split != "train":
-                held_docs.setdefault(split, set()).add(doc_of[text])
+            assert text in lines["train" if split_name == "train" else "test"], text
+            if split_name != "train":
+                held_docs.setdefault(split_name, set()).add(doc_of[text])
         assert len({" ".join(w for w, _ in s) for s in sentences}) == len(sentences)
-        assert summary["mentions"][split] == sum(t == "B-LINK" for s in sentences for _, t in s)
-        assert summary["tokens"][split] == sum(len(s) for s in sentences)
+        assert summary["mentions"][split_name] == sum(t == "B-LINK" for s in sentences for _, t in s)
+        assert summary["tokens"][split_name] == sum(len(s) for s in sentences)
     assert not held_docs["dev"] & held_docs["test"]   # an article is in dev or in test, never both
     manifest = json.loads((out / "manifest.json").read_text())
     assert [o["path"] for o in manifest["outputs"]] == ["train.conll", "dev.conll", "test.conll"]

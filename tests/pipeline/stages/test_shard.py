@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pipeline.stages import shard as sharding
 from pipeline.cli import cli
+from pipeline.stages import shard as sharding
 from pipeline.stages.shard import shard
 from pipeline.text.documents import documents
 

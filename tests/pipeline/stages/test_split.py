@@ -39,7 +39,8 @@ def test_split_stage_writes_sentences_per_line_and_documents_per_blank_line(data
     assert docs[0].split("\n")[:3] == [
         "Budapest", "Budapest Magyarország fővárosa, egyben legnépesebb települése.",
         "Dr. Kovács János szerint a város területe kb. 525 négyzetkilométer, lakossága pedig mintegy 1,7 millió fő."]
-    assert "A középkorban Buda lett a királyi székhely, amit a török hódoltság idején, 1541. aug. 29-én foglaltak el." in docs[0].split("\n")
+    assert ("A középkorban Buda lett a királyi székhely, amit a török hódoltság idején, 1541. aug. 29-én foglaltak el."
+            in docs[0].split("\n"))
     assert "\ufffd" not in text
 
 

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.text.doc_rules import (DocStats, FilterSettings, alphabet_from_text, count_words,
-                                     default_settings, first_failure, learn_alphabet, letter_counts)
+from pipeline.text.doc_rules import (
+    DocStats,
+    FilterSettings,
+    alphabet_from_text,
+    count_words,
+    default_settings,
+    first_failure,
+    learn_alphabet,
+    letter_counts,
+)
 
 HU = alphabet_from_text("aábcdeéfghiíjklmnoóöőpqrstuúüűvwxyz")
 

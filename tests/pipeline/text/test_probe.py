@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.text.probe import (MAX_TOKENS, Forms, conll_block, locate_links, prepare_article,
-                                 tag_article, tag_tokens, title_form, token_key)
+from pipeline.text.probe import (
+    MAX_TOKENS,
+    Forms,
+    conll_block,
+    locate_links,
+    prepare_article,
+    tag_article,
+    tag_tokens,
+    title_form,
+    token_key,
+)
 from pipeline.text.splitting import split_lines
 
 
@@ -32,7 +41,8 @@ def iob2_valid(tags: list[str]) -> bool:
 
 def test_links_are_found_again_after_the_format_stages_cleaning():
     rec = make_record("Szeged",
-                      "Szeged a [1] Tisza &amp; Maros partján fekszik.\n## Története.\nA [[várost]] a tatárok pusztították.",
+                      "Szeged a [1] Tisza &amp; Maros partján fekszik.\n## Története.\n"
+                      "A [[várost]] a tatárok pusztították.",
                       [("Tisza &amp; Maros", "Tisza"), ("tatárok", "Tatárjárás")])
     article = prepare_article(rec)
     assert article.paragraphs == ["Szeged a Tisza & Maros partján fekszik.", "A várost a tatárok pusztították."]

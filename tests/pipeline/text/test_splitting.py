@@ -27,7 +27,8 @@ def test_quntoken_never_introduces_replacement_characters():
     out, docs, sentences = split_text(text, "hu", "quntoken")
     assert docs == 2 and sentences >= 4
     assert out.count("\ufffd") == text.count("\ufffd") == 1
-    for piece in ("東京", "طوكيو", "टोक्यो", "👨\u200d👩\u200d👧", "\ufeffjelekkel", "🇭🇺", "中文", "\U0001F031", "Vezérlő\x01 és\x00 NUL."):
+    for piece in ("東京", "طوكيو", "टोक्यो", "👨\u200d👩\u200d👧", "\ufeffjelekkel", "🇭🇺", "中文", "\U0001F031",
+                  "Vezérlő\x01 és\x00 NUL."):
         assert piece in out
     assert out.replace("\n", " ").split() == text.replace("\n", " ").split()
 

@@ -9,8 +9,7 @@ import time
 import pytest
 
 from tests.helpers.slurm_cluster import ROOT, submit, wait_for
-from tests.helpers.trainer_cli import base_args, read_log
-from tests.trainer.test_training import assert_same_run
+from tests.helpers.trainer_cli import assert_same_run, base_args, read_log
 
 pytestmark = pytest.mark.slurm
 SCRIPT = ROOT / "scripts" / "slurm" / "pretrain.sbatch"

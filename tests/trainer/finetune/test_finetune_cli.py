@@ -11,8 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.finetune_data import (make_model_dir, tagged_sentences, write_classification_jsonl,
-                                         write_conll, write_squad)
+from tests.helpers.finetune_data import (
+    make_model_dir,
+    tagged_sentences,
+    write_classification_jsonl,
+    write_conll,
+    write_squad,
+)
 from trainer.finetune.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -60,6 +65,7 @@ def test_ner_learns_and_beats_random_init_over_seeds(files, tmp_path):
     assert not list(out.rglob(".tmp_*")) and not list(out.rglob("*.tmp"))
 
 
+@pytest.mark.slow
 def test_a_rerun_reuses_finished_seeds_and_other_settings_start_over(files, tmp_path):
     args = ["--model", files["run"], "--task", "ner", "--train_file", files["root"] / "train.conll",
             "--validation_file", files["root"] / "dev.conll", "--output_dir", tmp_path,
@@ -75,6 +81,7 @@ def test_a_rerun_reuses_finished_seeds_and_other_settings_start_over(files, tmp_
     assert res["evaluated_on"] == "validation" and res["settings"]["learning_rate"] == 1e-4
 
 
+@pytest.mark.slow
 def test_a_learning_rate_grid_is_chosen_per_variant_on_validation(files, tmp_path):
     """--learning_rate 1e-6,2e-3: each rate with the first seed, the best validation score
     wins for every seed of that variant; 1e-6 cannot learn the task in 2 epochs."""
@@ -121,6 +128,7 @@ def test_question_answering_finds_the_span(files, tmp_path):
     assert len(answers) == 60
 
 
+@pytest.mark.slow
 def test_run_mode_fine_tunes_every_nth_checkpoint(files, tmp_path):
     import shutil
 

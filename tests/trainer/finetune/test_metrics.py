@@ -8,10 +8,16 @@ import warnings
 
 import pytest
 
-from trainer.finetune.metrics import (METRIC_NAMES, answer_tokens, classification_scores,
-                                      default_normalizer, entity_scores, normalize_answer,
-                                      squad_scores, token_accuracy)
-
+from trainer.finetune.metrics import (
+    METRIC_NAMES,
+    answer_tokens,
+    classification_scores,
+    default_normalizer,
+    entity_scores,
+    normalize_answer,
+    squad_scores,
+    token_accuracy,
+)
 
 # -- tagging -------------------------------------------------------------------------------
 

@@ -6,9 +6,19 @@ import json
 
 import pytest
 
-from trainer.finetune.readers import (FinetuneDataError, TaggedSentence, check_iob_tags,
-                                      check_labels, is_iob_tagging, read_classification,
-                                      read_conll, read_conllu, read_squad, read_tagging, to_iob2)
+from trainer.finetune.readers import (
+    FinetuneDataError,
+    TaggedSentence,
+    check_iob_tags,
+    check_labels,
+    is_iob_tagging,
+    read_classification,
+    read_conll,
+    read_conllu,
+    read_squad,
+    read_tagging,
+    to_iob2,
+)
 
 
 def write(tmp_path, name, text, encoding="utf-8"):

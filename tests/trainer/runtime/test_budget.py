@@ -1,0 +1,89 @@
+"""--train_budget and --lr_schedule: budgets parsed or refused, the schedules' shapes, and a
+killed + resumed budget run that gives the losses of an uninterrupted run of its max_steps."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from tests.helpers.trainer_cli import assert_same_run, base_args, read_log
+from trainer.optim import build_scheduler
+from trainer.run_pretraining import main
+from trainer.runtime.budget import BudgetError, parse_budget, steps_for_budget
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def test_budgets_parse_and_bad_ones_are_refused():
+    assert parse_budget("30m") == 1800 and parse_budget("2h") == 7200 and parse_budget("1d") == 86400
+    assert parse_budget("1.5h") == 5400 and parse_budget("90s") == 90
+    for bad in ("", "2", "h", "-1h", "0m", "2 weeks", "1w"):
+        with pytest.raises(BudgetError, match="cannot be read"):
+            parse_budget(bad)
+    assert steps_for_budget(100.0, 0.0, 1.0) < 100 and steps_for_budget(1.0, 5.0, 1.0) == 1
+
+
+def lrs(kind, steps=20, **kw):
+    p = torch.nn.Parameter(torch.zeros(1))
+    opt = torch.optim.SGD([p], lr=1.0)
+    sched = build_scheduler(opt, 0.1, steps, kind=kind, **kw)
+    out = []
+    for _ in range(steps + 1):
+        out.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    return out
+
+
+def test_schedules_warm_up_then_decay_to_zero_as_named():
+    poly, linear, wsd = lrs("poly"), lrs("linear"), lrs("wsd", decay_proportion=0.25)
+    for s in (poly, linear, wsd):
+        assert s[0] == 0 and s[1] == pytest.approx(0.5) and s[2] == 1.0 and s[20] == 0.0
+    assert wsd[2:16] == [1.0] * 14 and wsd[16] < 1.0 and wsd[18] == pytest.approx(0.4)
+    assert linear[11] == pytest.approx(0.5) and poly[11] == pytest.approx(0.5 ** 0.5)
+
+
+def test_a_killed_and_resumed_budget_run_gives_the_losses_of_its_max_steps(
+        tiny_shards, tiny_bert_config, tiny_vocab, tmp_path):
+    kw = dict(train_budget="2s", checkpoint_every=1000, log_every=1, lr_schedule="wsd",
+              warmup_proportion=0.1, max_steps=1)
+    parts, straight = tmp_path / "parts", tmp_path / "straight"
+    assert main(base_args(tiny_shards, tiny_bert_config, parts, vocab=tiny_vocab, steps_this_run=8,
+                          **{**kw, "checkpoint_every": 4})) == 0
+    max_steps = json.loads((parts / "hparams.json").read_text())["max_steps"]
+    assert max_steps > 8       # fixed from the timed steps, not the --max_steps given
+    ckpt = parts / "checkpoints" / "ckpt_00000008"
+    assert json.loads((ckpt / "meta.json").read_text())["max_steps"] == max_steps
+    ckpt.rename(parts / "checkpoints" / ".tmp_ckpt_00000008")   # killed while saving step 8
+    assert main(base_args(tiny_shards, tiny_bert_config, parts, vocab=tiny_vocab,
+                          resume_from_checkpoint=True, **kw)) == 0
+    assert read_log(parts)[-1]["step"] == max_steps
+    assert main(base_args(tiny_shards, tiny_bert_config, straight, vocab=tiny_vocab,
+                          **{**kw, "train_budget": None, "max_steps": max_steps})) == 0
+    assert_same_run(straight, parts, max_steps)
+
+
+@pytest.mark.slow
+def test_two_ranks_agree_on_the_budget_steps(tiny_shards, tiny_vocab, tmp_path):
+    """Each rank times and fixes max_steps; were they to differ, one rank would wait for the
+    other's all-reduce and the run would not end. ModernBERT, packed-style flags, wsd."""
+    import subprocess
+    import sys
+
+    from tests.helpers.trainer_cli import ROOT, SCRIPT, env
+
+    cfg = tmp_path / "m.json"
+    cfg.write_text(json.dumps({"vocab_size": 200, "hidden_size": 32, "num_hidden_layers": 2,
+                               "num_attention_heads": 2, "intermediate_size": 48,
+                               "max_position_embeddings": 64}))
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+           str(SCRIPT), *base_args(tiny_shards, cfg, out, vocab=tiny_vocab, train_budget="8s",
+                                   model_type="modernbert", no_nsp=True, lr_schedule="wsd",
+                                   log_every=10, checkpoint_every=1000)]
+    res = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert res.returncode == 0, res.stderr[-3000:]
+    max_steps = json.loads((out / "hparams.json").read_text())["max_steps"]
+    assert read_log(out)[-1]["step"] == max_steps > 1
+    assert res.stderr.count("--train_budget 8s:") == 1   # logged by rank 0 only

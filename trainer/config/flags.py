@@ -1,0 +1,206 @@
+"""The trainer's flags, and the JSON config file that gives the same keys (command line wins).
+
+    args = parse_args(["--config_file", "trainer/configs/phase1_base.json", "--input_dir", "D",
+                       "--output_dir", "O"])   # checked (trainer/config/checks.py); no torch
+    args.explicit   # the keys set on the command line or in the config file (not defaults)
+
+The namespace is what the user said; trainer/config/resolved.py turns it into the run's frozen
+TrainConfig with every default resolved.
+
+Flag names follow NVIDIA's and gpauloski's run_pretraining.py (underscores). A relative
+`bert_config` / `deepspeed_config` / `vocab_file` in a config file is looked up beside that
+file first (so shipped configs work from any directory), then in the working directory.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+from trainer.config.checks import ConfigError, validate
+from trainer.models import describe, names
+
+PATH_KEYS = ("bert_config", "deepspeed_config", "vocab_file")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line instead of argparse's usage dump + exit 2
+        raise ConfigError(f"{message}{self.suggestion(message)} (see --help)")
+
+    def suggestion(self, message: str) -> str:
+        """"; did you mean --learning_rate?" for a misspelled flag, else ""."""
+        found = re.match(r"unrecognized arguments: (\S+)", message)
+        if not found:
+            return ""
+        flag = found.group(1).split("=")[0]
+        options = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+        close = difflib.get_close_matches(flag, options, n=1, cutoff=0.75)
+        return f"; did you mean {close[0]}?" if close else ""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="run_pretraining.py", description="BERT pretraining on HDF5 shards.",
+                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    a = p.add_argument
+    a("--config_file", help="JSON file with any of these keys (underscore names); flags win")
+    g = p.add_argument_group("model and data")
+    g.add_argument("--bert_config", "--model_config", dest="bert_config",
+                   help="model JSON (vocab_size, hidden_size, ...), e.g. trainer/configs/bert_base.json "
+                   "or, with --model_type modernbert, trainer/configs/modernbert_base.json")
+    g.add_argument("--model_type", choices=names(), default="bert", help=describe())
+    g.add_argument("--vocab_file", help="vocab.txt (or its folder) the data was encoded with; "
+                   "copied into output_dir with its case setting")
+    g.add_argument("--input_dir", help="folder of HDF5 shards, searched recursively: *training* "
+                   "files train, *test* files evaluate")
+    g.add_argument("--output_dir", help="logs, configs and checkpoints go here")
+    g = p.add_argument_group("objective and masking (docs/training.md: Masking)")
+    g.add_argument("--masking", choices=("static", "dynamic"), default="static",
+                   help="static: the masks in the HDF5 (NVIDIA's recipe); dynamic: new masks every "
+                        "epoch from (seed, epoch, sample), the originals restored from the HDF5")
+    g.add_argument("--mlm_probability", type=float, default=0.15,
+                   help="share of the tokens masked (with --masking dynamic), at most the HDF5's "
+                        "max_pred per row")
+    g.add_argument("--whole_word_masking", action="store_true",
+                   help="mask a piece and the ## pieces after it together (with --masking dynamic)")
+    g.add_argument("--mask_replace_prob", type=float, default=0.8,
+                   help="share of the masked tokens replaced by [MASK] (with --masking dynamic)")
+    g.add_argument("--random_replace_prob", type=float, default=0.1,
+                   help="share of the masked tokens replaced by a random piece; the rest stay "
+                        "(with --masking dynamic)")
+    g.add_argument("--no_nsp", action="store_true",
+                   help="masked LM only (RoBERTa): no next-sentence loss, the NSP head stays as "
+                        "initialised")
+    g = p.add_argument_group("optimisation")
+    g.add_argument("--train_batch_size", type=int, default=32, help="per rank, per micro-step")
+    g.add_argument("--gradient_accumulation_steps", type=int, default=1,
+                   help="micro-steps per optimizer step (gradients all-reduced on the last only)")
+    g.add_argument("--learning_rate", type=float, default=6e-3, help="peak learning rate")
+    g.add_argument("--warmup_proportion", type=float, default=0.01,
+                   help="share of max_steps of linear warmup, then polynomial decay to 0")
+    g.add_argument("--max_steps", type=int, default=1000, help="optimizer steps the schedule plans for")
+    g.add_argument("--train_budget", default=None,
+                   help="wall-clock budget, e.g. 30m, 2h, 1d: the first steps are timed and "
+                        "max_steps is fixed from it (kept in the checkpoint for resumes)")
+    g.add_argument("--lr_schedule", choices=("poly", "linear", "wsd"), default="poly",
+                   help="after the warmup: poly (NVIDIA's, degree 0.5), linear to 0, or wsd "
+                        "(stable at the peak, then linear to 0 over the last --decay_proportion)")
+    g.add_argument("--decay_proportion", type=float, default=0.2,
+                   help="share of max_steps of the final decay of --lr_schedule wsd")
+    g.add_argument("--steps_this_run", type=int, default=None,
+                   help="stop after this many steps of this run (the schedule still plans max_steps)")
+    g.add_argument("--optimizer", choices=("lamb", "adamw"), default="lamb",
+                   help="LAMB (NVIDIA's recipe, large batches) or AdamW")
+    g.add_argument("--weight_decay", type=float, default=0.01,
+                   help="decoupled weight decay (not on biases and LayerNorm)")
+    g.add_argument("--max_grad_norm", type=float, default=1.0, help="0 disables clipping")
+    g.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default=None,
+                   help="default: bf16 on CUDA, fp32 on CPU")
+    g.add_argument("--seed", type=int, default=42,
+                   help="seed of the initial weights, the data order and dropout")
+    g = p.add_argument_group("speed (default: on for CUDA in bf16 without DeepSpeed, where "
+                             "measured faster; off elsewhere: trainer/runtime/speed.py)")
+    g.add_argument("--torch_compile", action=argparse.BooleanOptionalAction, default=None,
+                   help="torch.compile each encoder layer (the first steps pay the compile)")
+    g.add_argument("--unpad", action=argparse.BooleanOptionalAction, default=None,
+                   help="drop the padding tokens before the encoder and restore them after "
+                        "(flash varlen attention on CUDA)")
+    g = p.add_argument_group("run")
+    g.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when present")
+    g.add_argument("--log_every", type=int, default=10,
+                   help="log the mean training loss every N steps and at the last one")
+    g.add_argument("--eval_every", type=int, default=0,
+                   help="evaluate every N steps and at the last one (0: no evaluation)")
+    g.add_argument("--eval_batch_size", type=int, default=None, help="default: train_batch_size")
+    g.add_argument("--eval_max_samples", type=int, default=10000,
+                   help="evaluate on the first N held-out samples")
+    g.add_argument("--checkpoint_every", type=int, default=200,
+                   help="write a checkpoint every N steps and at the last one")
+    g.add_argument("--keep_checkpoints", type=int, default=3, help="keep the last K checkpoints")
+    g.add_argument("--resume_from_checkpoint", action="store_true",
+                   help="continue from the newest complete checkpoint in output_dir (if any)")
+    g.add_argument("--phase2", action="store_true", help="start from --init_checkpoint with a fresh "
+                   "optimizer and schedule (use the seq 512 shards)")
+    g.add_argument("--init_checkpoint", help="phase-1 output_dir, checkpoint dir or model.pt")
+    g.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=True,
+                   help="also write TensorBoard event files (output_dir/tensorboard)")
+    g.add_argument("--deepspeed", action="store_true", help="wrap the model with deepspeed.initialize")
+    g.add_argument("--deepspeed_config", help="DeepSpeed JSON, e.g. trainer/configs/ds_zero1.json")
+    g.add_argument("--local_rank", "--local-rank", type=int, default=None,
+                   help=argparse.SUPPRESS)  # passed by the deepspeed launcher; LOCAL_RANK env wins
+    return p
+
+
+def _read_config_file(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            cfg = json.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"--config_file {path} not found") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--config_file {path} is not valid JSON: {exc}") from None
+    if not isinstance(cfg, dict):
+        raise ConfigError(f"--config_file {path}: expected a JSON object of flag names")
+    return cfg
+
+
+def _check_types(parser, cfg: dict, source: str) -> dict:
+    actions = {a.dest: a for a in parser._actions}
+    out = {}
+    for key, value in cfg.items():
+        if key.startswith("_"):  # comments
+            continue
+        action = actions.get(key)
+        if key == "model_config":   # the alias of bert_config
+            key = "bert_config"
+            action = actions.get(key)
+        if action is None or key in ("config_file", "help", "local_rank"):
+            keys = [k for k in actions if k not in ("config_file", "help", "local_rank")]
+            close = difflib.get_close_matches(key, keys, n=1, cutoff=0.75)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ConfigError(f"{source}: unknown key {key!r}; {hint}keys are the flag names without "
+                              "dashes (see --help)")
+        if isinstance(action, (argparse._StoreTrueAction, argparse.BooleanOptionalAction)):
+            ok = isinstance(value, bool)
+        elif action.type is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif action.type is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        else:
+            ok = value is None or isinstance(value, str)
+        if not ok or (action.choices and value not in action.choices):
+            raise ConfigError(f"{source}: key {key!r} has a bad value {value!r}"
+                              + (f" (one of {', '.join(action.choices)})" if action.choices else ""))
+        out[key] = value
+    return out
+
+
+def _resolve_relative(cfg: dict, base: Path) -> dict:
+    for key in PATH_KEYS:
+        value = cfg.get(key)
+        if isinstance(value, str) and not os.path.isabs(value) and (base / value).exists():
+            cfg[key] = str(base / value)
+    return cfg
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    first = parser.parse_args(argv)
+    explicit = {a.dest for a in parser._actions if a.dest != "help"
+                and getattr(first, a.dest) != a.default}
+    if first.config_file:
+        cfg = _check_types(parser, _read_config_file(first.config_file), first.config_file)
+        cfg = _resolve_relative(cfg, Path(first.config_file).resolve().parent)
+        parser.set_defaults(**cfg)
+        explicit |= set(cfg)
+    args = parser.parse_args(argv)
+    # a flag repeated with its default value on the command line is explicit too
+    explicit |= {a.dest for a in parser._actions
+                 if any(x == s or x.startswith(s + "=") for x in argv for s in a.option_strings)}
+    args.explicit = sorted(explicit)
+    validate(args)
+    return args

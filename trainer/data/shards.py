@@ -1,0 +1,97 @@
+"""The encode stage's HDF5 shards under --input_dir: found, checked against the HDF5 contract
+(pipeline/encoding/hdf5_format.py), read.
+
+    shards = find_shards(input_dir)        # Shards(train=[ShardInfo...], test=[...]); DataError
+    shards.packed                          # rows of `encode --pack` (no sentence pairs)
+    arrays = read_shard(path, rows)        # {dataset: numpy array}
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.encoding.hdf5_format import DATASETS, OPTIONAL_DATASETS, HDF5FormatError, check_file, is_packed
+from common.os_errors import is_os_fault, os_error_message
+
+# what to do about a file that breaks the HDF5 contract (pipeline/encoding/hdf5_format.py)
+_HINT = "make shards with `pipeline encode` (NVIDIA's HDF5 format, see docs/hdf5_format.md)"
+
+
+class DataError(ValueError):
+    """Unusable training data or loader state; the message says what is wrong and what to do."""
+
+
+@dataclass(frozen=True)
+class ShardInfo:
+    path: Path
+    num_samples: int
+    seq_len: int
+    max_pred: int
+
+
+@dataclass(frozen=True)
+class Shards:
+    train: list[ShardInfo]
+    test: list[ShardInfo]
+
+    @property
+    def seq_len(self) -> int:
+        return self.train[0].seq_len
+
+    @property
+    def max_pred(self) -> int:
+        return self.train[0].max_pred
+
+    @property
+    def packed(self) -> bool:
+        """Rows of `encode --pack`: no sentence pairs, next-sentence labels all 0."""
+        return any(is_packed(s.path) for s in self.train)
+
+
+def inspect_shard(path: str | Path) -> ShardInfo:
+    """Check one file against the HDF5 contract (names, ranks, integer dtypes, shapes)."""
+    path = Path(path)
+    try:
+        shape = check_file(path)
+    except HDF5FormatError as exc:
+        if is_os_fault(exc.__context__):   # unreadable: a failing disk, no permission
+            raise DataError(os_error_message(exc.__context__, path, where="--input_dir")) from None
+        raise DataError(f"{exc}; {_HINT}") from None
+    return ShardInfo(path, shape.num_samples, shape.seq_len, shape.max_pred)
+
+
+def find_shards(input_dir: str | Path) -> Shards:
+    """All `*.hdf5` under `input_dir` (recursively): `*training*` files train, `*test*` evaluate."""
+    root = Path(input_dir)
+    if not root.is_dir():
+        raise DataError(f"--input_dir {root} is not a directory: give the encode stage's "
+                        "hdf5_... folder (or its {lang}wiki/ subfolder)")
+    files = sorted(root.rglob("*.hdf5"), key=lambda p: p.relative_to(root).as_posix())
+    train = [inspect_shard(p) for p in files if "training" in p.name]
+    test = [inspect_shard(p) for p in files if "test" in p.name and "training" not in p.name]
+    if not train:
+        raise DataError(f"--input_dir {root} holds no *training*.hdf5 files: run `pipeline encode` "
+                        "and point --input_dir at its hdf5_... folder")
+    train = [s for s in train if s.num_samples > 0] or train
+    shapes = {(s.seq_len, s.max_pred) for s in train + test}
+    if len(shapes) > 1:
+        raise DataError(f"--input_dir {root} mixes shards of different (seq_len, max_pred) "
+                        f"{sorted(shapes)}: give one encode output folder (phase 1 or phase 2)")
+    return Shards(train, test)
+
+
+def read_shard(path: Path, index: np.ndarray | None = None,
+               optional: bool = False) -> dict[str, np.ndarray]:
+    """Whole datasets at once (each gzip chunk decompressed once), then `index` rows; with
+    `optional`, also the contract's optional datasets the file has (word_starts)."""
+    import h5py
+
+    out = {}
+    with h5py.File(path, "r") as fh:
+        keys = list(DATASETS) + ([k for k in OPTIONAL_DATASETS if k in fh] if optional else [])
+        for key in keys:
+            arr = fh[key][()]
+            out[key] = arr if index is None else arr[index]
+    return out

@@ -1,0 +1,55 @@
+"""Held-out evaluation: masked-LM loss and accuracy on the *test* shards (and next-sentence loss
+and accuracy where the model trains that head), summed over ranks.
+
+    ev = evaluate(module, shards.test, config, env, forward)   # {"eval_mlm_loss": ..., ...}
+    warning = eval_size_warning(ev["eval_instances"], shards.test, config.eval_max_samples)
+
+The test shards keep their static masks whatever --masking says: every evaluation of a run, and
+of runs to be compared, scores the same masked tokens.
+"""
+from __future__ import annotations
+
+import torch
+
+from pipeline.encoding.hdf5_format import MIN_EVAL_INSTANCES, few_eval_instances
+from trainer.data.loader import eval_batches
+
+
+def evaluate(module, test_shards, config, env, forward) -> dict:
+    """`forward(module, batch)` runs the model as training does (autocast); see the module doc."""
+    module.eval()
+    # [mlm loss sum, mlm correct, mlm count, nsp loss sum, nsp correct, nsp count, instances]
+    acc = torch.zeros(7, dtype=torch.float64)
+    with torch.no_grad():
+        for batch in eval_batches(test_shards, config.eval_batch_size, env.rank, env.world_size,
+                                  config.eval_max_samples, unpad=config.unpad):
+            batch = {k: v.to(env.device) for k, v in batch.items()}
+            out = forward(module, batch)
+            m, b = out.mlm_labels.numel(), batch["input_ids"].shape[0]
+            acc[:3] += torch.tensor([out.mlm_loss.item() * m,
+                                     (out.mlm_logits.argmax(-1) == out.mlm_labels).sum().item(), m],
+                                    dtype=torch.float64)
+            acc[6] += b
+            if out.nsp_logits is not None:
+                acc[3:6] += torch.tensor([
+                    (out.nsp_loss.item() if out.nsp_loss is not None else 0.0) * b,
+                    (out.nsp_logits.argmax(-1) == batch["next_sentence_labels"]).sum().item(), b,
+                ], dtype=torch.float64)
+    module.train()
+    acc = env.all_reduce_sum(acc.to(env.device)).cpu()
+    mlm_n = max(acc[2].item(), 1)
+    res = {"eval_mlm_loss": acc[0].item() / mlm_n, "eval_mlm_acc": acc[1].item() / mlm_n}
+    if acc[5].item() > 0:   # a next-sentence head that was trained
+        res.update(eval_nsp_loss=acc[3].item() / acc[5].item(), eval_nsp_acc=acc[4].item() / acc[5].item())
+    res["eval_instances"] = int(acc[6].item())
+    res["eval_loss"] = res["eval_mlm_loss"] + res.get("eval_nsp_loss", 0.0)
+    return res
+
+
+def eval_size_warning(n: int, test_shards, max_samples: int | None) -> str | None:
+    """One line when the eval's `n` instances are too few to mean much, with the fix."""
+    available = sum(s.num_samples for s in test_shards)
+    if max_samples is not None and max_samples < min(available, MIN_EVAL_INSTANCES):
+        return (f"eval on only {n:,} instances: raise --eval_max_samples {max_samples} "
+                f"(the test shards hold {available:,})")
+    return few_eval_instances(n)

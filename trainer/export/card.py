@@ -1,0 +1,145 @@
+"""The README.md model card that export writes beside the model, as the Hugging Face Hub expects:
+metadata (language, library, pipeline tag), what the model was trained on and for how long, its
+last losses, how to load it, and the attribution that Wikipedia's CC BY-SA text requires.
+
+Everything comes from files the run and the pipeline left (hparams.json, train_log.jsonl, the
+encode and download manifests beside the HDF5 input); a fact that cannot be found is written
+as "unknown", never guessed.
+
+Usage:
+    text = model_card(run_dir, ckpt, config, spec, n_params, family)   # family: its CardText
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+CC_BY_SA = "https://creativecommons.org/licenses/by-sa/4.0/"
+
+
+def _json(path: Path) -> dict:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _last_records(run_dir: Path | None) -> tuple[dict, dict]:
+    """The last training and the last eval record of train_log.jsonl."""
+    train, ev = {}, {}
+    path = run_dir / "train_log.jsonl" if run_dir else None
+    if path is None or not path.is_file():
+        return train, ev
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if "eval_loss" in rec:
+            ev = rec
+        elif "loss" in rec:
+            train = rec
+    return train, ev
+
+
+def corpus_facts(input_dir: str | None) -> dict:
+    """Language, dump and corpus size from the pipeline's folders around the HDF5 input."""
+    facts = {"lang": "unknown", "dump": "unknown", "dump_date": "unknown", "documents": None,
+             "tokens": None, "instances": None}
+    if not input_dir:
+        return facts
+    hdf5 = Path(input_dir)
+    wiki = next((p.name for p in sorted(hdf5.glob("*wiki")) if p.is_dir()), None)
+    if wiki:
+        facts["lang"] = wiki[: -len("wiki")]
+    encoded = _json(hdf5 / "manifest.json").get("summary", {})
+    facts.update(documents=encoded.get("documents"), tokens=encoded.get("tokens"),
+                 instances=encoded.get("training_instances"))
+    download = _json(hdf5.parent / "download" / "manifest.json").get("summary", {})
+    if download.get("dump"):
+        facts["dump"] = Path(download["dump"]).name
+        date = download.get("date") if download.get("date") not in (None, "latest") else None
+        found = re.search(r"(20\d{6})", facts["dump"])
+        facts["dump_date"] = date or (found.group(1) if found else "unknown")
+    return facts
+
+
+def _n(value) -> str:
+    return f"{value:,}" if isinstance(value, int) else "unknown"
+
+
+def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, family) -> str:
+    hp = _json(run_dir / "hparams.json") if run_dir else {}
+    meta = _json(ckpt / "meta.json")
+    corpus = corpus_facts(hp.get("input_dir"))
+    train, ev = _last_records(run_dir)
+    lang = corpus["lang"]
+    case = ("lower-cased" if spec.lower_case else "cased") + (", accents stripped" if spec.strip_accents else "")
+    nsp = f", NSP {train['nsp_loss']:.4f}" if "nsp_loss" in train else ", MLM only"
+    losses = (f"loss {train['loss']:.4f} (MLM {train['mlm_loss']:.4f}{nsp}) "
+              f"at step {train['step']}" if train else "unknown (no train_log.jsonl)")
+    ev_nsp = (f", NSP loss {ev['eval_nsp_loss']:.4f} (accuracy {ev['eval_nsp_acc']:.3f})"
+              if "eval_nsp_loss" in ev else "")
+    evals = (f"MLM loss {ev['eval_mlm_loss']:.4f} (accuracy {ev['eval_mlm_acc']:.3f}){ev_nsp} at step "
+             f"{ev['step']} on {_n(ev.get('eval_instances'))} held-out instances" if ev else "none logged")
+    text = family.card(no_nsp=hp.get("no_nsp", False))
+    arch, cls, note, heads = text.arch, text.hf_class, text.load_note, text.heads
+    phase = meta.get("phase", hp.get("phase", "unknown"))
+    init = f", initialised from {hp['init_checkpoint']}" if phase == 2 and hp.get("init_checkpoint") else ""
+    lang_meta = f"language:\n- {lang}\n" if lang != "unknown" else ""
+    site = f"https://{lang}.wikipedia.org" if lang != "unknown" else "https://www.wikipedia.org"
+    # the table rows below must stay one line each: their contents, built here
+    corpus_row = (f"{_n(corpus['documents'])} documents, {_n(corpus['tokens'])} tokens, "
+                  f"{_n(corpus['instances'])} training instances")
+    training_row = (f"phase {phase}{init}: {_n(meta.get('step'))} steps of {_n(hp.get('max_steps'))}, "
+                    f"sequence length {hp.get('seq_len', 'unknown')}, global batch {_n(hp.get('global_batch_size'))}, "
+                    f"{hp.get('world_size', 'unknown')} ranks, {hp.get('precision', 'unknown')}")
+    return f"""---
+{lang_meta}library_name: transformers
+pipeline_tag: fill-mask
+tags:
+- bert
+- wiki2bert
+datasets:
+- wikipedia
+---
+
+# {arch} for `{lang}`, pretrained on Wikipedia with wiki2bert
+
+A {arch} ({config.num_hidden_layers} layers, hidden size {config.hidden_size},
+{config.num_attention_heads} heads, {n_params:,} parameters) with its pretraining heads ({heads}),
+trained with wiki2bert on the `{lang}` Wikipedia.
+
+| | |
+|---|---|
+| language | `{lang}` |
+| Wikipedia dump | {corpus['dump']} (date {corpus['dump_date']}) |
+| corpus | {corpus_row} |
+| vocab | {spec.size:,} WordPiece tokens, {case} |
+| training | {training_row} |
+| objective | {hp.get('objective', 'unknown')} |
+| final training loss | {losses} |
+| last evaluation | {evals} |
+| exported | {time.strftime('%Y-%m-%d')} from `{ckpt.name}` |
+
+## How to load it
+
+```python
+from transformers import AutoTokenizer, {cls}, pipeline
+
+tokenizer = AutoTokenizer.from_pretrained("PATH_OR_HUB_NAME")
+model = {cls}.from_pretrained("PATH_OR_HUB_NAME")
+fill = pipeline("fill-mask", model="PATH_OR_HUB_NAME"){note}
+```
+
+The tokenizer keeps the vocab's case setting (`tokenizer_config.json`): {case}.
+
+## Training data and attribution
+
+The training text is from Wikipedia, written by Wikipedia contributors
+({site}), and licensed under the Creative Commons Attribution-ShareAlike
+4.0 license ({CC_BY_SA}). Credit them when you share this model or text generated with it;
+choose this model's own license (add `license:` above) with that in mind.
+"""

@@ -1,0 +1,161 @@
+"""A training checkpoint as a Hugging Face model folder (what `python -m trainer.export` writes).
+
+    export(checkpoint_dir, output, vocab_file=None)   # ExportError / VocabError in one line
+
+--checkpoint_dir is either a run's output dir (the newest complete checkpoint under
+OUTPUT_DIR/checkpoints/ckpt_* is taken; half-written .tmp_ckpt_* dirs are ignored) or one
+ckpt_* dir (the vocab then comes from its run dir, two levels up). The checkpoint's model
+family (its meta.json's "model_type", trainer/models/) writes the model files as transformers'
+own class: config.json and model.safetensors; this module adds vocab.txt, tokenizer_config.json
+with the vocab's case setting and a README.md model card (trainer/export/card.py), and moves
+the files in atomically. transformers' Auto classes then load the folder with no missing
+weights and the trainer's outputs.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+# Prefixes wrappers add to parameter names (DDP, torch.compile).
+WRAPPER_PREFIXES = ("module.", "_orig_mod.")
+
+
+class ExportError(ValueError):
+    """The checkpoint or vocab can't be exported; the message says why and what to do."""
+
+
+def find_checkpoint(checkpoint_dir: str | os.PathLike) -> tuple[Path, Path | None]:
+    """(the checkpoint dir to export, the run dir holding vocab.txt/bert_config.json or None)."""
+    from trainer.checkpoint.layout import TMP_PREFIX, is_complete, list_checkpoints
+
+    d = Path(checkpoint_dir)
+    if not d.is_dir():
+        raise ExportError(f"{d} is not a directory: pass the training --output_dir or one of "
+                          "its checkpoints/ckpt_* dirs")
+    if is_complete(d):
+        return d, d.parent.parent if d.parent.name == "checkpoints" else None
+    if d.name.startswith(TMP_PREFIX):
+        raise ExportError(f"{d} is a half-written checkpoint: pass a complete ckpt_* dir")
+    ckpts = list_checkpoints(d)
+    if not ckpts:
+        raise ExportError(f"no complete checkpoint (checkpoints/ckpt_*/model.pt + meta.json) "
+                          f"under {d}: train with --checkpoint_every first, or pass a ckpt_* dir")
+    return ckpts[-1], d
+
+
+def read_checkpoint_meta(ckpt: Path) -> dict:
+    meta_file = ckpt / "meta.json"
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ExportError(f"{meta_file} is not valid JSON ({e}): the checkpoint is damaged") from None
+    if not isinstance(meta, dict):
+        raise ExportError(f"{meta_file} is not a JSON object: the checkpoint is damaged")
+    return meta
+
+
+def read_model_config(family, ckpt: Path, meta: dict, run_dir: Path | None):
+    """The model config of the checkpoint: its meta.json's, else the run dir's bert_config.json."""
+    meta_file = ckpt / "meta.json"
+    try:
+        if isinstance(meta.get("bert_config"), dict):
+            return family.read_config(meta["bert_config"], source=f"{meta_file} (bert_config)")
+        if run_dir is not None and (run_dir / "bert_config.json").is_file():
+            return family.read_config_file(run_dir / "bert_config.json")
+    except (ValueError, KeyError, TypeError) as e:
+        raise ExportError(f"{meta_file}: no usable {family.display_name} config ({e}): the checkpoint "
+                          "is damaged") from None
+    raise ExportError(f"{meta_file} has no bert_config and there is no bert_config.json in the "
+                      "run dir: the model shape is unknown")
+
+
+def checkpoint_weights(ckpt: Path) -> dict:
+    """model.pt's state_dict, without the prefixes wrappers add."""
+    from trainer.checkpoint.files import load_file
+    from trainer.checkpoint.layout import CheckpointError
+
+    try:  # tensors only (weights_only): a foreign file is refused, never run
+        sd = load_file(ckpt / "model.pt")
+    except CheckpointError as e:  # truncated or foreign: which file and why, in one line
+        raise ExportError(str(e)) from None
+    if isinstance(sd, dict) and isinstance(sd.get("model"), dict):
+        sd = sd["model"]
+    if not isinstance(sd, dict):
+        raise ExportError(f"{ckpt / 'model.pt'} does not hold a state_dict")
+    for prefix in WRAPPER_PREFIXES:
+        if sd and all(k.startswith(prefix) for k in sd):
+            sd = {k[len(prefix):]: v for k, v in sd.items()}
+    return sd
+
+
+def export_bytes(weights: dict, vocab_file: Path) -> int:
+    """What the export writes: the tensors (safetensors adds a small header), the vocab twice
+    at most (vocab.txt, tokenizer.json), the config, tokenizer config and model card."""
+    tensors = sum(v.numel() * v.element_size() + 256 for v in weights.values())
+    return tensors + 2 * Path(vocab_file).stat().st_size + (256 << 10)
+
+
+def _write_tokenizer_files(folder: Path, spec, max_length: int) -> None:
+    from vocab.spec import tokenizer_config
+
+    shutil.copyfile(spec.vocab_file, folder / "vocab.txt")
+    tok_cfg = tokenizer_config(spec.lower_case, spec.strip_accents, model_max_length=max_length,
+                               word_tokenizer=spec.word_tokenizer)   # MeCab words (ja)
+    (folder / "tokenizer_config.json").write_text(json.dumps(tok_cfg, indent=2) + "\n", encoding="utf-8")
+
+
+def export(checkpoint_dir, output, vocab_file=None, where: str = "--output") -> Path:
+    """Write HF_DIR from a checkpoint (see module docstring); returns the checkpoint used.
+    Refused before writing when the disk of HF_DIR (`where` names the flag) is too small."""
+    from common.os_errors import DiskSpaceError, check_free_space
+    from trainer.export.card import model_card
+    from trainer.models import get_family
+    from trainer.models.family import ModelFileError
+    from vocab.spec import VocabError, load_vocab
+
+    ckpt, run_dir = find_checkpoint(checkpoint_dir)
+    if vocab_file is None:
+        if run_dir is None or not (run_dir / "vocab.txt").is_file():
+            raise ExportError(f"no vocab.txt in the run dir of {ckpt}: pass --vocab_file")
+        vocab_file = run_dir / "vocab.txt"
+    try:
+        spec = load_vocab(vocab_file)
+    except VocabError as e:
+        raise ExportError(str(e)) from None
+    meta = read_checkpoint_meta(ckpt)
+    try:
+        family = get_family(meta.get("model_type"))
+    except ValueError as e:
+        raise ExportError(f"{ckpt / 'meta.json'}: {e}") from None
+    config = read_model_config(family, ckpt, meta, run_dir)
+    if spec.size > family.vocab_size(config):
+        raise ExportError(f"{spec.vocab_file} has {spec.size} tokens but the model's vocab_size "
+                          f"is {family.vocab_size(config)}: pass the vocab the model was trained with")
+    weights = checkpoint_weights(ckpt)
+
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        check_free_space(out.parent, export_bytes(weights, spec.vocab_file), "the exported model",
+                         where=where)
+    except DiskSpaceError as e:
+        raise ExportError(str(e)) from None
+    tmp = Path(tempfile.mkdtemp(prefix=f".tmp_export_{out.name}_", dir=out.parent))
+    try:
+        _write_tokenizer_files(tmp, spec, family.max_positions(config))
+        try:
+            n_params = family.export(weights, config, spec, tmp)
+        except ModelFileError as e:
+            raise ExportError(f"{ckpt / 'model.pt'}: {e}") from None
+        (tmp / "README.md").write_text(model_card(run_dir, ckpt, config, spec, n_params, family),
+                                       encoding="utf-8")
+        # Files move in one by one with os.replace: readers see old or new files, never halves.
+        out.mkdir(exist_ok=True)
+        for f in tmp.iterdir():
+            os.replace(f, out / f.name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return ckpt
