@@ -14,6 +14,7 @@ import pytest
 
 from pipeline.cli import INTERRUPTED
 from tests.helpers.multistream_dump import make_multistream, repeated_dump
+from tests.helpers.signals import default_sigint
 
 
 @pytest.mark.slow
@@ -23,7 +24,8 @@ def test_ctrl_c_during_a_pooled_stage_is_one_line_and_the_rerun_goes_on(sample_d
     cmd = [sys.executable, "-m", "pipeline", "--data-dir", str(tmp_path / "data"), "--lang", "hu",
            "--workers", "2", "extract", "--input", str(dump)]
     env = {**os.environ, "WIKI2BERT_PROGRESS_EVERY": "0", "PYTHONUTF8": "1"}
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
+                            preexec_fn=default_sigint)
     first = proc.stderr.readline()     # the first progress line: the workers are busy
     assert first.startswith("extract: "), first
     time.sleep(0.3)

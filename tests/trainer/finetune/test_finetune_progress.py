@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.finetune_data import make_model_dir, tagged_sentences, write_conll
+from tests.helpers.signals import default_sigint
 from trainer.finetune.plan import limited_rows
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -76,7 +77,7 @@ def test_ctrl_c_is_one_line_that_says_how_to_resume(data, tmp_path):
     proc = subprocess.Popen(command(data, out, "--seeds", "1,2,3", "--epochs", "50",
                                     "--max_train_examples", "0"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            env=env(WIKI2BERT_PROGRESS_EVERY="0"))
+                            env=env(WIKI2BERT_PROGRESS_EVERY="0"), preexec_fn=default_sigint)
     log = out / "finetune.log"
     deadline = time.time() + 300
     while time.time() < deadline and "pretrained seed 1 lr" not in (
