@@ -122,7 +122,7 @@ def header(n: int, total: int, title: str) -> None:
 
 def shown(cmd: list) -> str:
     text = " ".join(shlex.quote(str(c)) for c in cmd)
-    text = text.replace(f"{sys.executable} -m torch.distributed.run", "torchrun")
+    text = text.replace(f"{sys.executable} -m trainer.launch", "torchrun")
     return text.replace(sys.executable, "python")
 
 
@@ -197,8 +197,9 @@ def trained_step(output_dir: Path) -> int:
 
 
 def torchrun_prefix(nproc: int) -> list:
-    # --standalone: a private rendezvous on a free port (nothing else on the machine can clash)
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={nproc}"]
+    # --standalone: a private rendezvous on a free port (nothing else on the machine can clash);
+    # trainer.launch is torchrun with Ctrl-C as the trainer's one line (shown as `torchrun`)
+    return [sys.executable, "-m", "trainer.launch", "--standalone", f"--nproc_per_node={nproc}"]
 
 
 def last_records(output_dir: Path) -> tuple[dict, dict]:
