@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "(accuracy, macro-F1), qa (EM/F1); --probe implies ner")
     data.add_argument("--probe", help="DATA_DIR/LANG: the probe `pipeline probe` wrote there "
                       "(probe/train.conll, dev.conll, test.conll)")
+    data.add_argument("--test_probe", help="with --probe: test on this DATA_DIR/LANG's probe instead "
+                      "(cross-lingual transfer: fine-tuned on one language's probe, tested on "
+                      "another's; the model must read both languages)")
     data.add_argument("--train_file", help="training data (CoNLL, CoNLL-U, CSV/TSV/JSONL, SQuAD JSON)")
     data.add_argument("--validation_file", help="development data, same format")
     data.add_argument("--test_file", help="test data; scores are reported on it "
@@ -126,9 +129,13 @@ def resolve_files(args, parser) -> dict[str, Path | None]:
         args.task = "ner"
         try:
             files = probe_files(args.probe)
+            if args.test_probe:   # cross-lingual transfer: another language's test split
+                files["test"] = probe_files(args.test_probe)["test"]
         except ProbeMissing as exc:
             parser.exit(1, f"Error: {exc}\n")
         return files
+    if args.test_probe:
+        parser.error("--test_probe goes with --probe (train on one probe, test on another's)")
     if args.task is None:
         parser.error("give --task (ner, pos, classify, qa) or --probe DATA_DIR/LANG")
     if not args.train_file or not args.validation_file:
