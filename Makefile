@@ -1,9 +1,10 @@
 # wiki2bert — make targets for a new user.
-#   make demo               set up, then sample dump -> corpus -> vocab -> HDF5 -> tiny BERT -> HF model
+#   make demo               set up, then sample dump -> corpus -> vocab -> packed HDF5 -> ModernBERT -> HF model -> did it learn?
 #   make test               set up, then the whole test suite (what CI runs, after make lint)
 #   make test-fast          the inner loop: the suite without the slow, fault-matrix and Slurm tests
 #   make lint               ruff, with the rules in pyproject.toml
 #   make corpus LANG=hu     the whole data pipeline for one language (DUMP=path for a local dump)
+#   make pretrain LANG=uk DUMP=path BUDGET=30m   dump -> corpus -> ModernBERT -> export -> scores
 #   make bench              benchmark tables (uses ../shared/data when present)
 #
 # LANG is also the locale variable: only a LANG given on make's command line names the wiki
@@ -30,11 +31,13 @@ DATA_DIR ?= data
 DUMP ?=
 WORKERS ?=
 DEMO_OPTS ?=
+BUDGET ?= 30m
+PRETRAIN_OPTS ?=
 BENCH_OPTS ?=
 DUMP_OPT := $(if $(DUMP),--dump $(DUMP),)
 WORKERS_OPT := $(if $(WORKERS),--workers $(WORKERS),)
 
-.PHONY: setup corpus demo test test-fast lint bench clean-data
+.PHONY: setup corpus pretrain demo test test-fast lint bench clean-data
 
 # Installs once; reinstalls when pyproject.toml changes. torch is pinned to 2.13.0 (CPU wheel here).
 # pip's and setuptools' output goes to $(VENV)/install.log, shown only if the install fails.
@@ -55,7 +58,12 @@ setup: $(VENV)/.installed
 corpus: setup
 	$(PIPELINE) --data-dir $(DATA_DIR) --lang $(WIKI_LANG) $(WORKERS_OPT) run $(DUMP_OPT)
 
-# The demo's data, runs and exported model go to $(DATA_DIR)/demo; DEMO_OPTS='--phase1-steps 100' etc.
+# One command from a dump to an evaluated model (python scripts/pretrain.py --help); the run
+# goes to runs/$(LANG)_modern. PRETRAIN_OPTS='--device cpu --vocab-size 8000' etc.
+pretrain: setup
+	$(PY) scripts/pretrain.py --lang $(WIKI_LANG) --data-dir $(DATA_DIR) --budget $(BUDGET) $(DUMP_OPT) $(WORKERS_OPT) $(PRETRAIN_OPTS)
+
+# The demo's data, runs and exported model go to $(DATA_DIR)/demo; DEMO_OPTS='--steps 100' etc.
 # (python scripts/demo.py --help). A rerun skips finished stages and finished training.
 demo: setup
 	$(PY) scripts/demo.py --data-dir $(DATA_DIR)/demo $(WORKERS_OPT) $(DEMO_OPTS)

@@ -13,6 +13,7 @@ folders come from the registry (pipeline/core/registry.py).
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 import logging
 import sys
@@ -26,6 +27,9 @@ from .core.executor import default_workers, use_scheduler
 from .core.os_errors import describe, is_data_error
 from .core.registry import BY_NAME, STAGES, validate_langs
 from .core.report import DEFAULT_PROGRESS_EVERY, PROGRESS_EVERY_ENV, set_progress_every
+
+INTERRUPTED = ("Interrupted: rerun the same command to go on: finished tasks are kept and "
+               "skipped, the interrupted ones start again")
 
 
 @dataclass
@@ -59,6 +63,17 @@ class StageGroup(click.Group):
             return None
         return importlib.import_module(stage.module).command
 
+    def resolve_command(self, ctx, args):
+        """`pipeline extarct`: click's "No such command" plus the stage meant."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            if args and "No such command" in exc.message:
+                close = difflib.get_close_matches(args[0], [s.name for s in STAGES], n=1, cutoff=0.6)
+                if close:
+                    exc.message += f" Did you mean {close[0]!r}? (`pipeline --help` lists the stages)"
+            raise
+
     def format_commands(self, ctx, formatter):
         """The stages in pipeline order with the registry's one-line summaries (no imports)."""
         with formatter.section("Stages, in the order `pipeline run` runs them"):
@@ -89,6 +104,9 @@ class StageGroup(click.Group):
             raise
         except UnicodeDecodeError as exc:
             raise click.ClickException(f"{exc}") from None
+        except KeyboardInterrupt:   # Ctrl-C: one line, not click's "Aborted!" after tracebacks
+            click.echo(INTERRUPTED, err=True)
+            raise click.exceptions.Exit(130) from None
 
 
 def _check_lang(ctx, param, value):

@@ -1,22 +1,26 @@
-"""`make demo`: the shipped Hungarian sample dump -> corpus -> vocab -> HDF5 -> tiny BERT -> HF model.
+"""`make demo`: the shipped Hungarian sample dump -> corpus -> vocab -> packed HDF5 -> a small
+ModernBERT (the modern recipe) -> Hugging Face model -> a number that says whether it learned.
 
 Usage:
     python scripts/demo.py                          # what `make demo` runs (data in data/demo/)
-    python scripts/demo.py --data-dir /tmp/demo --phase1-steps 100 --phase2-steps 20
+    python scripts/demo.py --data-dir /tmp/demo --steps 100
     python scripts/demo.py --only pipeline          # the data part only (tests/scripts/test_demo.py)
+    python scripts/demo.py --probe on               # also the probe, even on the sample's 15 sentences
 
-Five steps, all offline, each printing the command it runs, its progress and a one-line summary:
-  1. `pipeline run` on data/sample/huwiki-sample.xml.bz2: extract, format, split, filter, a small
-     vocab (sentencepiece BPE -> WordPiece), shards, HDF5 at seq 128/20 and seq 512/80;
-  2. phase 1: a tiny BERT (2 layers, hidden 128) on 2 CPU ranks, `torchrun --nproc_per_node=2`
-     (gloo), on the seq 128 shards;
-  3. phase 2: from phase 1's checkpoint (`--phase2 --init_checkpoint`), on the seq 512 shards;
-  4. export to a Hugging Face folder (`python -m trainer.export`);
-  5. fill-mask on Hungarian sentences with transformers, from the exported folder
-     (scripts/fill_mask.py);
-  6. the probe: the model fine-tuned on the tagging task `pipeline probe` built from the
-     sample's own links, against the same model from random weights, 3 seeds
-     (`python -m trainer.finetune`, scripts/demo_probe.py).
+Six steps, all offline, each printing the command it runs, its progress and a one-line summary:
+  1. `pipeline run` on data/sample/huwiki-sample.xml.bz2 (extract, format, split, filter, a small
+     vocab, shards, the probe, report.html), then `pipeline encode --pack`: packed rows of 128
+     tokens, no sentence pairs;
+  2. training: the modern recipe (trainer/configs/demo_modern.json: ModernBERT 4 x 128, MLM only,
+     dynamic 30% mask-only masking, AdamW, warmup-stable-decay) on 2 CPU ranks, `torchrun
+     --nproc_per_node=2` (gloo);
+  3. export to a Hugging Face folder (`python -m trainer.export`: ModernBertForMaskedLM);
+  4. fill-mask on Hungarian sentences with transformers (scripts/fill_mask.py);
+  5. did it learn: masked-LM accuracy on the held-out articles' rows against the unigram
+     baseline, always guessing the training text's most frequent token (scripts/heldout_mlm.py);
+  6. the probe (pretrained against random init, scripts/demo_probe.py) only where its test split
+     can separate the two (scripts/demo_probe.py's MIN_TEST_SENTENCES); the sample's cannot, and
+     the demo says so.
 A rerun skips what is finished: the pipeline stages say "already done", a training run whose
 newest checkpoint reached its max_steps is not started again (an interrupted one resumes from
 its last checkpoint), and an export newer than its checkpoint is kept.
@@ -26,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import runpy
 import shlex
 import subprocess
 import sys
@@ -39,14 +42,18 @@ if __package__ in (None, "") and str(ROOT) not in sys.path:  # run by path: impo
     sys.path.insert(0, str(ROOT))
 
 from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
-from scripts.demo_probe import probe_command, probe_summary  # noqa: E402
+from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
+from scripts.heldout_mlm import verdict_lines  # noqa: E402  (torch only when called)
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402  (no torch)
 
 SAMPLE_DUMP = ROOT / "data" / "sample" / "huwiki-sample.xml.bz2"
 CONFIGS = ROOT / "trainer" / "configs"
+TRAIN_CONFIG = CONFIGS / "demo_modern.json"
+MODEL_CONFIG = CONFIGS / "demo_modernbert.json"
 LANG = "hu"  # the shipped sample is Hungarian
+PACKED = {"max_seq": 128, "max_pred": 40, "masked_lm_prob": 0.3, "dupe_factor": 1}
 
-# Hungarian sentences and the word the sample's articles teach for the [MASK] (a tiny model on a
+# Hungarian sentences and the word the sample's articles teach for the [MASK] (a small model on a
 # tiny corpus learns the sample's phrasing, not Hungarian; the rank shows how far it got).
 FILL_MASK_EXAMPLES = (
     ("Debrecen Magyarország második legnépesebb városa, Hajdú-Bihar vármegye [MASK].", "székhelye"),
@@ -63,14 +70,11 @@ class DemoError(RuntimeError):
 class Settings:
     data_dir: Path
     vocab_size: int = 3000
-    dupe_factor: int = 20
-    encode: tuple = ((128, 20), (512, 80))
-    phase1_config: Path = CONFIGS / "demo_phase1.json"
-    phase2_config: Path = CONFIGS / "demo_phase2.json"
-    phase1_steps: int | None = None  # None: the config's max_steps
-    phase2_steps: int | None = None
+    steps: int | None = None  # None: the config's max_steps
     nproc: int = 2
     workers: int | None = None
+    probe: str = "auto"       # auto: only where the probe's test split can separate the models
+    result: dict | None = None   # the held-out measure, for the closing lines
 
     @property
     def lang_dir(self) -> Path:
@@ -80,14 +84,16 @@ class Settings:
     def vocab_dir(self) -> Path:
         return self.lang_dir / "vocab"
 
-    def hdf5_dir(self, seq: int, pred: int) -> Path:
-        """The encode stage's output folder for SEQ/PRED (cased vocab, encode's default masking
-        probability and seed, the demo's dupe factor)."""
-        return self.lang_dir / output_folder_name(False, seq, pred, dupe_factor=self.dupe_factor)
+    @property
+    def hdf5_dir(self) -> Path:
+        """The packed encode output (cased vocab, encode's seed)."""
+        p = PACKED
+        return self.lang_dir / output_folder_name(False, p["max_seq"], p["max_pred"], p["masked_lm_prob"],
+                                                  dupe_factor=p["dupe_factor"], packed=True)
 
     @property
-    def runs(self) -> Path:
-        return self.data_dir / "runs"
+    def run_dir(self) -> Path:
+        return self.data_dir / "runs" / "modern"
 
     @property
     def hf_dir(self) -> Path:
@@ -114,49 +120,22 @@ def header(n: int, total: int, title: str) -> None:
     say(f"== [{n}/{total}] {title}")
 
 
+def shown(cmd: list) -> str:
+    text = " ".join(shlex.quote(str(c)) for c in cmd)
+    text = text.replace(f"{sys.executable} -m trainer.launch", "torchrun")
+    return text.replace(sys.executable, "python")
+
+
 def run_command(cmd: list, step: str, env: dict | None = None) -> None:
     """Run a command in the repo root, its output streaming to ours; a failure names the step."""
-    shown = " ".join(shlex.quote(str(c)) for c in cmd)
-    shown = shown.replace(f"{sys.executable} -m torch.distributed.run", "torchrun")
-    say(f"$ {shown.replace(sys.executable, 'python')}")
+    say(f"$ {shown(cmd)}")
     full_env = {**os.environ, "PYTHONUTF8": "1", **(env or {})}
     proc = subprocess.run([str(c) for c in cmd], cwd=ROOT, env=full_env)
+    if proc.returncode in (130, -2):   # the command was interrupted (SIGINT)
+        raise KeyboardInterrupt
     if proc.returncode != 0:
         raise DemoError(f"{step} stopped (exit status {proc.returncode}): see the messages above; "
                         "rerun `make demo` to continue (finished stages and checkpoints are kept)")
-
-
-# ---------------------------------------------------------------------------------------------
-# 1. the data pipeline
-
-
-def pipeline_command(s: Settings) -> list:
-    cmd = [sys.executable, "-m", "pipeline", "--data-dir", s.data_dir, "--lang", LANG]
-    if s.workers:
-        cmd += ["--workers", s.workers]
-    cmd += ["run", "--dump", SAMPLE_DUMP.relative_to(ROOT), "--vocab-size", s.vocab_size,
-            "--dupe-factor", s.dupe_factor]
-    for seq, pred in s.encode:
-        cmd += ["--encode", f"{seq}/{pred}"]
-    return cmd
-
-
-def run_pipeline(s: Settings) -> str:
-    """Every stage on the sample dump; finished stages are skipped by the pipeline itself."""
-    run_command(pipeline_command(s), "pipeline run")
-    parts = []
-    for seq, pred in s.encode:
-        manifest = read_json(s.hdf5_dir(seq, pred) / "manifest.json")
-        if manifest is None:
-            raise DemoError(f"pipeline run ended without {s.hdf5_dir(seq, pred)}/manifest.json")
-        parts.append(f"{manifest['summary']['training_instances']:,} training instances "
-                     f"at {seq}/{pred}")
-    vocab_lines = sum(1 for _ in open(s.vocab_dir / "vocab.txt", encoding="utf-8"))
-    return f"vocab {vocab_lines:,} tokens; " + "; ".join(parts)
-
-
-# ---------------------------------------------------------------------------------------------
-# 2-3. training under torchrun
 
 
 def read_json(path: Path) -> dict | None:
@@ -166,78 +145,105 @@ def read_json(path: Path) -> dict | None:
         return None
 
 
-def planned_steps(config: Path, override: int | None) -> int:
-    if override is not None:
-        return override
-    cfg = read_json(config)
+# ---------------------------------------------------------------------------------------------
+# 1. the data pipeline
+
+
+def pipeline_commands(s: Settings) -> list[list]:
+    base = [sys.executable, "-m", "pipeline", "--data-dir", s.data_dir, "--lang", LANG]
+    if s.workers:
+        base += ["--workers", s.workers]
+    run = base + ["run", "--dump", SAMPLE_DUMP.relative_to(ROOT), "--vocab-size", s.vocab_size,
+                  "--no-encode"]
+    encode = base + ["encode", "--pack", "--max-seq", PACKED["max_seq"], "--max-pred",
+                     PACKED["max_pred"], "--masked-lm-prob", PACKED["masked_lm_prob"],
+                     "--dupe-factor", PACKED["dupe_factor"]]
+    return [run, encode]
+
+
+def run_pipeline(s: Settings) -> str:
+    """Every stage on the sample dump, then the packed encode; finished stages are skipped."""
+    for cmd in pipeline_commands(s):
+        run_command(cmd, "pipeline")
+    manifest = read_json(s.hdf5_dir / "manifest.json")
+    if manifest is None:
+        raise DemoError(f"pipeline encode ended without {s.hdf5_dir}/manifest.json")
+    summary = manifest["summary"]
+    vocab_lines = sum(1 for _ in open(s.vocab_dir / "vocab.txt", encoding="utf-8"))
+    return (f"vocab {vocab_lines:,} tokens; {summary['training_instances']:,} training and "
+            f"{summary['instances'] - summary['training_instances']:,} held-out packed rows of "
+            f"{PACKED['max_seq']} tokens")
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. training under torchrun
+
+
+def planned_steps(s: Settings) -> int:
+    if s.steps is not None:
+        return s.steps
+    cfg = read_json(TRAIN_CONFIG)
     if cfg is None or "max_steps" not in cfg:
-        raise DemoError(f"{config} is missing or has no max_steps")
+        raise DemoError(f"{TRAIN_CONFIG} is missing or has no max_steps")
     return int(cfg["max_steps"])
 
 
 def trained_step(output_dir: Path) -> int:
     """The step of the newest complete checkpoint (trainer/checkpoint/layout.py's rule), 0 if none.
-
     The checkpoint module's layout functions do not start torch: a finished run is recognised
     at once."""
     found = list_checkpoints(output_dir)
     return checkpoint_step(found[-1]) if found else 0
 
 
-def is_older_than_phase1(s: Settings) -> bool:
-    """Phase 2 started before phase 1's newest checkpoint was written (phase 1 was extended)."""
-    p1, p2 = newest_model_file(s.runs / "phase1"), oldest_model_file(s.runs / "phase2")
-    return p1 is not None and p2 is not None and p1.stat().st_mtime > p2.stat().st_mtime
-
-
 def torchrun_prefix(nproc: int) -> list:
-    # --standalone: a private rendezvous on a free port (nothing else on the machine can clash)
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={nproc}"]
+    # --standalone: a private rendezvous on a free port (nothing else on the machine can clash);
+    # trainer.launch is torchrun with Ctrl-C as the trainer's one line (shown as `torchrun`)
+    return [sys.executable, "-m", "trainer.launch", "--standalone", f"--nproc_per_node={nproc}"]
 
 
-def last_train_record(output_dir: Path) -> dict:
+def last_records(output_dir: Path) -> tuple[dict, dict]:
+    """The last training and the last eval record of train_log.jsonl."""
     path = output_dir / "train_log.jsonl"
-    if not path.is_file():
-        return {}
-    last = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        rec = json.loads(line) if line.strip() else {}
-        if "loss" in rec:
-            last = rec
-    return last
+    train, ev = {}, {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line) if line.strip() else {}
+            if "loss" in rec:
+                train = rec
+            if "eval_mlm_loss" in rec:
+                ev = rec
+    return train, ev
 
 
-def train(s: Settings, phase: int) -> str:
-    """Phase 1 or 2 under torchrun; skipped when its checkpoints already reach max_steps."""
-    config = s.phase1_config if phase == 1 else s.phase2_config
-    steps = planned_steps(config, s.phase1_steps if phase == 1 else s.phase2_steps)
-    out = s.runs / f"phase{phase}"
-    done = trained_step(out)
-    if done >= steps:
-        stale = phase == 2 and is_older_than_phase1(s)
-        return (f"already trained to step {done} in {out}, not rerun"
-                + (f"; WARNING: phase 1 has trained further since: delete {out} to redo phase 2"
-                   if stale else ""))
-    seq, pred = s.encode[0] if phase == 1 else s.encode[-1]
-    cmd = torchrun_prefix(s.nproc) + [
-        "trainer/run_pretraining.py", "--config_file", config.relative_to(ROOT),
-        "--input_dir", s.hdf5_dir(seq, pred), "--vocab_file", s.vocab_dir,
-        "--output_dir", out, "--max_steps", steps,
+def train_command(s: Settings, steps: int) -> list:
+    # --no_nsp is in the config: explicit, so the demo does not rely on modernbert implying it
+    return torchrun_prefix(s.nproc) + [
+        "trainer/run_pretraining.py", "--config_file", TRAIN_CONFIG.relative_to(ROOT),
+        "--input_dir", s.hdf5_dir, "--vocab_file", s.vocab_dir, "--output_dir", s.run_dir,
+        "--max_steps", steps,
         "--resume_from_checkpoint",  # continues an interrupted run, starts afresh otherwise
     ]
-    if phase == 2:
-        cmd += ["--phase2", "--init_checkpoint", s.runs / "phase1"]
+
+
+def train(s: Settings) -> str:
+    """The modern recipe under torchrun; skipped when its checkpoints already reach max_steps."""
+    steps = planned_steps(s)
+    out = s.run_dir
+    done = trained_step(out)
+    if done >= steps:
+        return f"already trained to step {done} in {out}, not rerun"
     if done:
         say(f"resuming from step {done} of {steps}")
     # one intra-op thread per rank: the ranks share the cores, more threads only spin
-    run_command(cmd, f"phase {phase} training", env={"OMP_NUM_THREADS": "1"})
-    rec = last_train_record(out)
-    return (f"step {trained_step(out)}, loss {rec.get('loss', float('nan')):.3f} "
-            f"(mlm {rec.get('mlm_loss', float('nan')):.3f}), checkpoints in {out / 'checkpoints'}")
+    run_command(train_command(s, steps), "training", env={"OMP_NUM_THREADS": "1"})
+    rec, ev = last_records(out)
+    return (f"step {trained_step(out)}, training MLM loss {rec.get('mlm_loss', float('nan')):.3f} "
+            f"at 30% masked, checkpoints in {out / 'checkpoints'}")
 
 
 # ---------------------------------------------------------------------------------------------
-# 4-5. export and fill-mask
+# 3-6. export, fill-mask, held-out accuracy, probe
 
 
 def newest_model_file(output_dir: Path) -> Path | None:
@@ -245,49 +251,57 @@ def newest_model_file(output_dir: Path) -> Path | None:
     return found[-1] / "model.pt" if found else None
 
 
-def oldest_model_file(output_dir: Path) -> Path | None:
-    found = list_checkpoints(output_dir)
-    return found[0] / "model.pt" if found else None
-
-
 def export(s: Settings) -> str:
-    """The newest phase-2 checkpoint as a Hugging Face folder, unless that export exists."""
-    src = newest_model_file(s.runs / "phase2")
+    """The newest checkpoint as a Hugging Face folder, unless that export exists."""
+    src = newest_model_file(s.run_dir)
     if src is None:
-        raise DemoError(f"no checkpoint under {s.runs / 'phase2'} to export")
+        raise DemoError(f"no checkpoint under {s.run_dir} to export")
     target = s.hf_dir / "model.safetensors"
     if target.is_file() and target.stat().st_mtime >= src.stat().st_mtime:
         return f"{s.hf_dir} is newer than {src.parent.name}, kept"
-    run_command([sys.executable, "-m", "trainer.export", "--checkpoint_dir", s.runs / "phase2",
+    run_command([sys.executable, "-m", "trainer.export", "--checkpoint_dir", s.run_dir,
                  "--output", s.hf_dir], "export")
     return f"{src.parent.name} -> {s.hf_dir}"
 
 
 def fill_mask_examples(s: Settings) -> str:
     """Top-5 guesses for each example, and the rank of the expected word, through transformers."""
-    say(f"$ python scripts/fill_mask.py {s.hf_dir} \"{FILL_MASK_EXAMPLES[0][0]}\"   (and "
-        f"{len(FILL_MASK_EXAMPLES) - 1} more, in one process)")
-    # fill_mask() keeps transformers quiet (no load report, no bars): the demo shows results
-    fill_mask = runpy.run_path(str(ROOT / "scripts" / "fill_mask.py"))["fill_mask"]
+    from scripts.fill_mask import (
+        fill_masks,  # quiet transformers: the demo shows results
+    )
 
+    texts = [text for text, _ in FILL_MASK_EXAMPLES]
+    say(f"$ python scripts/fill_mask.py {s.hf_dir} " + " ".join(f'"{t}"' for t in texts))
     vocab_size = int(read_json(s.hf_dir / "config.json")["vocab_size"])
     ranks = []
-    for text, expected in FILL_MASK_EXAMPLES:
-        (ranking,) = fill_mask(s.hf_dir, text, top_k=vocab_size)  # every token, best first
-        tokens = [tok for tok, _ in ranking]
+    for (text, expected), (ranking,) in zip(FILL_MASK_EXAMPLES, fill_masks(s.hf_dir, texts, vocab_size)):
+        tokens = [tok for tok, _ in ranking]   # every token, best first
         rank = tokens.index(expected) + 1 if expected in tokens else None
         ranks.append(rank)
         say(text)
         say("    [MASK] = " + ", ".join(f"{tok} ({p:.2f})" for tok, p in ranking[:5])
             + (f"   | '{expected}' ranks {rank} of {vocab_size}" if rank else ""))
-    found = [r for r in ranks if r]
     return (f"{len(FILL_MASK_EXAMPLES)} sentences; expected word ranks "
-            + ", ".join(str(r) if r else "-" for r in ranks)
-            + (f" (median {sorted(found)[len(found) // 2]})" if found else ""))
+            + ", ".join(str(r) if r else "-" for r in ranks))
+
+
+def heldout(s: Settings) -> str:
+    """Masked-LM accuracy on the held-out rows against the unigram baseline."""
+    from scripts.heldout_mlm import heldout_accuracy, summary_line
+
+    say(f"$ python scripts/heldout_mlm.py {s.hf_dir} {s.hdf5_dir}")
+    s.result = heldout_accuracy(s.hf_dir, s.hdf5_dir)
+    return summary_line(s.result)
 
 
 def probe(s: Settings) -> str:
-    """Pretrained against random init on the probe (finished seeds are kept by finetune)."""
+    """Pretrained against random init on the probe, where its test split can tell them apart."""
+    data = read_json(s.lang_dir / "probe" / "manifest.json") or {}
+    test = (data.get("summary") or {}).get("test_sentences", 0)
+    if s.probe == "auto" and test < MIN_TEST_SENTENCES:
+        return (f"not run: the sample's probe has {test} held-out sentences, under "
+                f"{MIN_TEST_SENTENCES}: too few to tell a pretrained model from a random one "
+                "(--probe on runs it anyway; a real dump has thousands)")
     out = s.data_dir / "probe"
     run_command(probe_command(s.hf_dir, s.lang_dir, out), "probe fine-tuning")
     return probe_summary(out / "results.json")
@@ -297,20 +311,16 @@ def probe(s: Settings) -> str:
 
 
 def artefacts(s: Settings) -> list[tuple[str, Path]]:
-    rows = [
+    return [
         ("corpus (one sentence per line)", s.lang_dir / "filtered"),
         ("train/test text shards", s.lang_dir / "sharded"),
         ("vocab.txt + quality report", s.vocab_dir),
         ("report.html (open it in a browser)", s.lang_dir / "report.html"),
-    ]
-    rows += [(f"HDF5 seq {seq}/{pred}", s.hdf5_dir(seq, pred) / f"{LANG}wiki") for seq, pred in s.encode]
-    rows += [
-        ("phase 1 run (log, TensorBoard, ckpts)", s.runs / "phase1"),
-        ("phase 2 run", s.runs / "phase2"),
+        ("HDF5, packed rows", s.hdf5_dir / f"{LANG}wiki"),
+        ("training run (log, TensorBoard, ckpts)", s.run_dir),
         ("Hugging Face model", s.hf_dir),
         ("probe results (results.json)", s.data_dir / "probe"),
     ]
-    return rows
 
 
 def main(argv=None) -> int:
@@ -320,40 +330,39 @@ def main(argv=None) -> int:
     p.add_argument("--data-dir", type=Path, default=ROOT / "data" / "demo",
                    help="everything the demo writes goes here")
     p.add_argument("--vocab-size", type=int, default=3000,
-                   help="vocab.txt lines; at most the vocab_size of trainer/configs/demo_bert_tiny.json")
-    p.add_argument("--dupe-factor", type=int, default=20,
-                   help="encode passes over the sample: more mask variety for the tiny model")
-    p.add_argument("--phase1-steps", type=int, default=None,
-                   help="default: max_steps of trainer/configs/demo_phase1.json")
-    p.add_argument("--phase2-steps", type=int, default=None,
-                   help="default: max_steps of trainer/configs/demo_phase2.json")
+                   help=f"vocab.txt lines; at most the vocab_size of {MODEL_CONFIG.relative_to(ROOT)}")
+    p.add_argument("--steps", type=int, default=None,
+                   help=f"training steps (default: max_steps of {TRAIN_CONFIG.relative_to(ROOT)})")
     p.add_argument("--nproc", type=int, default=2, help="torchrun ranks (CPU processes)")
     p.add_argument("--workers", type=int, default=None, help="pipeline worker processes")
+    p.add_argument("--probe", choices=("auto", "on", "off"), default="auto",
+                   help="the probe: auto runs it only where its test split can separate a "
+                        f"pretrained model from a random one (at least {MIN_TEST_SENTENCES} sentences)")
     p.add_argument("--only", choices=("pipeline",), default=None,
                    help="stop after the data pipeline")
     a = p.parse_args(argv)
-    s = Settings(data_dir=a.data_dir.resolve(), vocab_size=a.vocab_size, dupe_factor=a.dupe_factor,
-                 phase1_steps=a.phase1_steps, phase2_steps=a.phase2_steps, nproc=a.nproc,
-                 workers=a.workers)
+    s = Settings(data_dir=a.data_dir.resolve(), vocab_size=a.vocab_size, steps=a.steps,
+                 nproc=a.nproc, workers=a.workers, probe=a.probe)
     if not SAMPLE_DUMP.is_file():
         print(f"Error: {SAMPLE_DUMP} is missing: the demo runs on the sample the project ships",
               file=sys.stderr)
         return 1
-    model_vocab = (read_json(CONFIGS / "demo_bert_tiny.json") or {}).get("vocab_size", 0)
+    model_vocab = (read_json(MODEL_CONFIG) or {}).get("vocab_size", 0)
     if a.only is None and a.vocab_size > model_vocab:
         print(f"Error: --vocab-size {a.vocab_size} is larger than the demo model's vocab_size "
-              f"{model_vocab} ({CONFIGS / 'demo_bert_tiny.json'}): use at most {model_vocab}",
-              file=sys.stderr)
+              f"{model_vocab} ({MODEL_CONFIG}): use at most {model_vocab}", file=sys.stderr)
         return 2
-    steps = [("pipeline: sample dump -> sentences -> vocab -> HDF5", run_pipeline)]
+    steps = [("pipeline: sample dump -> sentences -> vocab -> packed HDF5", run_pipeline)]
     if a.only is None:
         steps += [
-            (f"phase 1: tiny BERT, seq 128, {s.nproc} CPU ranks (torchrun, gloo)", lambda s: train(s, 1)),
-            (f"phase 2: from phase 1, seq 512, {s.nproc} CPU ranks", lambda s: train(s, 2)),
+            (f"training: the modern recipe, ModernBERT 4 x 128, {s.nproc} CPU ranks (torchrun, gloo)",
+             train),
             ("export to Hugging Face", export),
             ("fill-mask in Hungarian with transformers", fill_mask_examples),
-            ("probe: pretrained vs random init, 3 seeds", probe),
+            ("held-out: masked-LM accuracy against the unigram baseline", heldout),
         ]
+        if a.probe != "off":
+            steps.append(("probe: pretrained vs random init, where the data can tell", probe))
     log = StepLog()
     started = time.time()
     try:
@@ -366,7 +375,7 @@ def main(argv=None) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("Error: interrupted; rerun `make demo` to continue where it stopped", file=sys.stderr)
+        print("Interrupted: rerun `make demo` to continue where it stopped", file=sys.stderr)
         return 130
     total = time.time() - started
     say()
@@ -380,6 +389,11 @@ def main(argv=None) -> int:
     if a.only is None:
         say(f"  try: python scripts/fill_mask.py {s.hf_dir} \"Szeged Magyarország harmadik "
             "legnépesebb [MASK].\"")
+    if s.result:
+        shard = read_json(s.lang_dir / "sharded" / "manifest.json") or {}
+        say()
+        for line in verdict_lines(s.result, (shard.get("summary") or {}).get("test_documents")):
+            say(line)
     return 0
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -72,7 +73,9 @@ class LocalExecutor:
             return
         import multiprocess  # dill pickling: closures and partials reach the workers
 
-        pool = multiprocess.get_context("fork").Pool(workers)
+        # Ctrl-C reaches every process of the terminal's group: the workers leave it to this
+        # one, which stops them (no traceback from each worker; cli.py prints one line)
+        pool = multiprocess.get_context("fork").Pool(workers, initializer=_ignore_sigint)
         pending: collections.deque = collections.deque()
         try:
             for job in jobs:
@@ -88,6 +91,10 @@ class LocalExecutor:
             pool.close()
         finally:
             pool.join()
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _call(func: Callable[[Any], Any], arg: Any) -> Any:

@@ -19,6 +19,7 @@ from .inputs import ReportInputs
 from .joint_vocab import joint_vocab_section
 from .page import render_page
 from .rejections import rejections_section
+from .remembered import with_inputs
 from .sources import sources_section
 from .training import training_section
 from .vocabulary import vocab_section
@@ -42,7 +43,8 @@ def build_report(lang_dir: Path, lang: str, runs=(), downstream=()) -> tuple[str
         downstream_section([Path(r) for r in runs], [Path(d) for d in downstream]),
     ] if s is not None]
     subtitle = f"{lang_dir.resolve()} · written {time.strftime('%Y-%m-%d %H:%M')}"
-    page = render_page(f"wiki2bert report: {lang}", subtitle, sections, lang)
+    page = with_inputs(render_page(f"wiki2bert report: {lang}", subtitle, sections, lang), runs,
+                       downstream)
     return page, [f"{s.id}: {w}" for s in sections for w in s.warnings]
 
 

@@ -2,7 +2,9 @@
 
 matplotlib is imported here, inside the functions, so only making a report loads it. Figures
 are built with `matplotlib.figure.Figure` (no pyplot: no GUI backend, no global state). Labels
-are ASCII (stage names, units, reasons); corpus text never goes into a plot.
+are mostly ASCII (stage names, units, reasons); corpus text never goes into a plot, and a bar
+label that no font here can draw (a source's name in its own script) is numbered in the
+picture and written beside it as HTML text (fonts.py), never drawn as empty boxes.
 
 Usage:
     img = bar_chart(["extract", "filter"], [1000, 280], title="documents", bad=[False, True])
@@ -15,6 +17,8 @@ from __future__ import annotations
 import base64
 import io
 from collections.abc import Mapping, Sequence
+
+from .fonts import plot_labels
 
 RED = "#c62828"
 BLUE = "#1f6fb4"
@@ -43,6 +47,7 @@ def bar_chart(labels: Sequence[str], values: Sequence[float], title: str, xlabel
               limit: float | None = None) -> str:
     """Horizontal bars, the first label on top; `bad` bars in red; each bar labelled; `limit`
     draws a dashed line there (and keeps it in view)."""
+    labels, legend = plot_labels(labels)
     fig, ax = _figure(height=0.9 + 0.32 * max(1, len(labels)))
     colors = [RED if b else BLUE for b in (bad or [False] * len(labels))]
     y = list(range(len(labels)))
@@ -61,13 +66,15 @@ def bar_chart(labels: Sequence[str], values: Sequence[float], title: str, xlabel
         ax.axvline(limit, color=RED, linestyle="--", linewidth=1)
     ax.set_title(title, fontsize=11)
     ax.set_xlabel(xlabel)
-    return to_img(fig, title)
+    return to_img(fig, title) + legend
 
 
 def panels(charts: Sequence[tuple[str, Sequence[str], Sequence[float], Sequence[bool]]],
            title: str) -> str:
     """Several bar charts side by side sharing their labels: (title, labels, values, bad);
     a value None is drawn as "-" (the stage has no such figure)."""
+    shown, legend = plot_labels(charts[0][1])   # the charts share their labels
+    charts = [(sub, shown, values, bad) for sub, _labels, values, bad in charts]
     n_labels = max(len(c[1]) for c in charts)
     fig, axes = _figure(width=3.4 * len(charts), height=1.0 + 0.32 * n_labels, ncols=len(charts))
     axes = list(axes) if len(charts) > 1 else [axes]
@@ -85,7 +92,7 @@ def panels(charts: Sequence[tuple[str, Sequence[str], Sequence[float], Sequence[
             ax.annotate("-" if v is None else _short(v), (v or 0, yi), xytext=(3, 0),
                         textcoords="offset points", va="center", fontsize=8)
     fig.suptitle(title, fontsize=11)
-    return to_img(fig, title)
+    return to_img(fig, title) + legend
 
 
 def _short(v: float) -> str:

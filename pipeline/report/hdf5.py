@@ -43,8 +43,11 @@ def _measure(files: list[Path], spec) -> tuple[dict, list]:
         for k, v in st.items():
             if k == "lengths":
                 total[k] = [x + y for x, y in zip(total.get(k, [0] * len(v)), v)]
-            else:
+            elif k != "real_share":   # a share: from the sums below, never summed itself
                 total[k] = total.get(k, 0) + v
+    if total.get("instances") and total.get("lengths"):
+        slots = total["instances"] * (len(total["lengths"]) - 1)   # lengths has L + 1 bins
+        total["real_share"] = total["length_sum"] / slots
     return total, shown
 
 

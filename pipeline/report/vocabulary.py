@@ -16,6 +16,7 @@ from vocab.segmenters import SegmenterError
 from vocab.spec import VocabError, VocabSpec, load_tokenizer_spec
 
 from .figures import bar_chart, histogram
+from .fonts import missing_scripts
 from .inputs import ReportInputs, sample_documents
 from .page import Section, esc, num, percent, table
 
@@ -116,5 +117,11 @@ def vocab_section(data: ReportInputs, lang: str) -> Section:
         rows = [("script", "characters", "")] + [
             (s, len(by_script[s]), "".join(sorted(by_script[s]))[:400]) for s in scripts]
         sec.add(table(rows, numeric={1}, lang=lang))
+    missing = missing_scripts([t for t in pieces if len(t) == 1 and t.isalpha()], script_of)
+    if missing:   # the page's text is the browser's to draw; say where this machine cannot
+        sec.note(f"No font on the machine that wrote this page draws {', '.join(missing)}: a browser "
+                 "there shows that text as empty boxes (install e.g. Debian's fonts-noto-core, or "
+                 "open the page elsewhere). The figures do not depend on it: they number such "
+                 "labels and write them as text beside the picture.")
     sec.note(f"Held-out figures need at least {MIN_EVAL_SENTENCES:,} sentences to mean much.")
     return sec

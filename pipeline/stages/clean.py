@@ -8,8 +8,10 @@ Usage:
 
 --keep takes stage names or their folders (download, extract/extracted, format/formatted,
 ingest/ingested, dedup/deduped, split/sentences, filter/filtered, shard/sharded, vocab,
-encode/hdf5 for every hdf5_... folder, rejected, report for report.html), comma-separated;
-`--keep none` removes them all. Only those folders are ever removed: anything else in
+encode/hdf5 for every hdf5_... folder, probe, rejected, report for report.html), comma-separated;
+`--keep none` removes them all. probe/ is kept by every other list, named or not: it is small,
+`python -m trainer.finetune --probe` reads it, and rebuilding it needs extracted/ and
+sentences/, the first folders a clean removes. Only those folders are ever removed: anything else in
 DATA_DIR/LANG/ stays. A stage whose input was
 removed cannot be rerun without redoing the stages before it (`pipeline run` does that).
 """
@@ -43,7 +45,7 @@ def parse_keep(value: str) -> set[str]:
     if unknown or not names:
         raise StageError(f"--keep {value!r}: {', '.join(unknown) or 'nothing'} is not one of "
                          f"{', '.join(sorted(TARGETS))} (comma-separated), or 'none'")
-    return {TARGETS[n] for n in names}
+    return {TARGETS[n] for n in names} | {TARGETS["probe"]}   # the evaluation set stays
 
 
 def _size(path: Path) -> int:
@@ -84,7 +86,8 @@ def clean(data_dir="data", lang="hu", keep=(), dry_run=False) -> list[tuple[Path
 @click.command("clean")
 @click.option("--keep", required=True,
               help="Folders to keep, comma-separated: stage names or folders (hdf5 = every "
-                   "hdf5_... folder), e.g. hdf5,vocab; 'none' removes every pipeline folder.")
+                   "hdf5_... folder), e.g. hdf5,vocab; probe/ (what finetune --probe reads) is "
+                   "always kept; 'none' removes every pipeline folder.")
 @click.option("--dry-run", is_flag=True, help="Only list what would be removed.")
 @click.pass_obj
 def command(g, keep, dry_run):

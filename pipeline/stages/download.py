@@ -24,7 +24,8 @@ is recorded in the manifest; nothing is copied or linked, so a multi-GB dump cos
 of a local multistream dump is `--index PATH`, or found beside it by its published name.
 
 --lang must be the wiki of the dump: a local dump's <siteinfo> names its wiki (<dbname>hywiki),
-and a mismatch is refused in one line that names the right code; a code is otherwise checked
+and a mismatch is refused in one line that names the dump's own code (`--allow-unknown-lang`
+would write a corpus labelled with the wrong language, so it is not suggested); a code is otherwise checked
 against the list of Wikipedias (pipeline/text/wikipedias.txt). `--allow-unknown-lang` skips
 both checks, for a wiki that is not on the list.
 
@@ -91,9 +92,11 @@ def check_wiki(lang: str, dump: Path | None = None) -> None:
     if dbname:
         if same_wiki(lang, dbname):
             return
-        code = code_of_dbname(dbname)
-        fix = (f"use --lang {code}, or pass {ALLOW_UNKNOWN} to keep --lang {lang}" if code
-               else f"pass {ALLOW_UNKNOWN} if this is the dump you mean")
+        # the dump's own code, never --allow-unknown-lang: that would label the corpus wrongly
+        code = code_of_dbname(dbname) or _wiki_code(dbname)
+        fix = (f"use --lang {code} (before the stage name: pipeline --lang {code} ...; "
+               f"make corpus LANG={code})" if code
+               else f"{dbname} is not a Wikipedia's dump; pass {ALLOW_UNKNOWN} if it is the one you mean")
         raise StageError(f"--lang {lang} does not match the dump: {dump} is the dump of {dbname} "
                          f"(the <dbname> of its <siteinfo>), not {wiki_db(lang)}: {fix}")
     if not is_wikipedia(lang):
@@ -101,6 +104,17 @@ def check_wiki(lang: str, dump: Path | None = None) -> None:
                          "lists them, from meta.wikimedia.org/wiki/List_of_Wikipedias): check the code "
                          f"(hu, uk, zh-min-nan, simple, ...), or pass {ALLOW_UNKNOWN} for a wiki "
                          "that is not on the list")
+
+
+def _wiki_code(dbname: str) -> str:
+    """The code of a wiki newer than the list from its dbname (qqqwiki -> qqq), else ''."""
+    if not dbname.endswith("wiki"):
+        return ""
+    code = dbname[:-len("wiki")].replace("_", "-")
+    try:
+        return validate_lang(code)
+    except StageError:
+        return ""
 
 
 def check_date(date: str) -> str:

@@ -12,7 +12,9 @@ no network), sections with stable ids: funnel, rejections, quality, vocab, hdf5,
 downstream (the probe scores of a run's checkpoints after fine-tuning: RUN_DIR/downstream/
 results.json, as the fine-tuning CLI writes it, and the results.json given with --downstream).
 Where a stage lost an unusual share of its input, the page (and this command) says so in red.
-`pipeline run` ends with this stage. The page is rewritten each time (it takes seconds).
+`pipeline run` ends with this stage. The page is rewritten each time (it takes seconds), with
+the runs and results an earlier report of the same page showed (recorded in the page;
+`--forget-runs` leaves them out), so a rerun of `pipeline run` keeps its training sections.
 """
 from __future__ import annotations
 
@@ -27,10 +29,13 @@ from pipeline.core.registry import lang_dir
 log = logging.getLogger("pipeline")
 
 
-def write_report_stage(data_dir="data", lang="hu", runs=(), output=None, downstream=()) -> Path:
+def write_report_stage(data_dir="data", lang="hu", runs=(), output=None, downstream=(),
+                       forget_runs=False) -> Path:
     """Write the report of DATA_DIR/LANG (plus trainer output dirs `runs` and fine-tuning
-    results.json files or their folders `downstream`); return its path."""
+    results.json files or their folders `downstream`, and those an earlier report of the same
+    page showed unless `forget_runs`); return its path."""
     from pipeline.report.build import write_report  # matplotlib loads only for a report
+    from pipeline.report.remembered import merged, remembered
 
     folder = lang_dir(data_dir, lang)
     if not folder.is_dir():
@@ -46,6 +51,11 @@ def write_report_stage(data_dir="data", lang="hu", runs=(), output=None, downstr
     target = Path(output) if output else folder / "report.html"
     for stale in target.parent.glob(f".{target.name}.*.tmp"):   # what a killed report left
         stale.unlink()
+    earlier_runs, earlier_downstream = ([], []) if forget_runs else remembered(target)
+    runs, downstream = merged(list(runs), earlier_runs), merged(list(downstream), earlier_downstream)
+    if earlier_runs or earlier_downstream:
+        log.info("report: showing again the runs and results an earlier report showed "
+                 "(--forget-runs to leave them out)")
     path, warnings = write_report(folder, lang, runs, output, downstream)
     for w in warnings:
         log.warning("report: warning: %s", w)
@@ -62,8 +72,11 @@ def write_report_stage(data_dir="data", lang="hu", runs=(), output=None, downstr
                    "runs' own; repeat for several.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The HTML file [default: DATA_DIR/LANG/report.html].")
+@click.option("--forget-runs", is_flag=True,
+              help="Leave out the runs and results an earlier report of this page showed "
+                   "[default: show them again, with any --run/--downstream given].")
 @click.pass_obj
-def command(g, runs, output, downstream):
+def command(g, runs, output, downstream, forget_runs):
     """Write report.html: what each stage kept and lost, with pictures, in one page."""
     write_report_stage(data_dir=g.data_dir, lang=g.lang, runs=runs, output=output,
-                       downstream=downstream)
+                       downstream=downstream, forget_runs=forget_runs)

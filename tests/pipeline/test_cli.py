@@ -67,3 +67,13 @@ def test_a_global_option_after_the_stage_name_says_where_it_goes(args, hint):
     assert hint in res.output
     other = CliRunner().invoke(cli, ["shard", "--bogus"])
     assert other.exit_code == 2 and "global" not in other.output
+
+
+@pytest.mark.parametrize("typed, meant", [("extarct", "extract"), ("encdoe", "encode"),
+                                          ("repot", "report"), ("vocabs", "vocab")])
+def test_a_misspelled_stage_gets_did_you_mean(typed, meant):
+    res = CliRunner().invoke(cli, [typed, "--help"])
+    assert res.exit_code == 2 and f"No such command '{typed}'" in res.output
+    assert f"Did you mean '{meant}'?" in res.output and "Traceback" not in res.output
+    far = CliRunner().invoke(cli, ["zzzz"])
+    assert far.exit_code == 2 and "Did you mean" not in far.output

@@ -1,5 +1,7 @@
-"""`make demo` must not rot: its pipeline part on the shipped sample (quick settings), the
-rerun that skips finished work, and the skip logic of its training and export steps."""
+"""`make demo` must not rot: its pipeline part on the shipped sample (quick settings), the whole
+demo with few steps and its closing measure, the rerun that skips finished work, the skip
+logic of its training and export steps, and the rule that runs the probe only where it can
+tell a pretrained model from a random one."""
 from __future__ import annotations
 
 import json
@@ -29,20 +31,19 @@ def run_demo(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 def test_demo_pipeline_part_on_the_sample_then_rerun_skips(sample_dump, tmp_path):
-    quick = ["--only", "pipeline", "--data-dir", str(tmp_path), "--vocab-size", "600",
-             "--dupe-factor", "1", "--workers", "1"]
+    quick = ["--only", "pipeline", "--data-dir", str(tmp_path), "--vocab-size", "600", "--workers", "1"]
     first = run_demo(*quick)
     assert first.returncode == 0, first.stderr[-3000:]
-    settings = demo.Settings(data_dir=tmp_path, vocab_size=600, dupe_factor=1)
-    for seq, pred in settings.encode:
-        files = sorted((settings.hdf5_dir(seq, pred) / "huwiki").glob("huwiki_training_*.hdf5"))
-        assert files, f"no seq {seq} training shards"
-        assert (settings.hdf5_dir(seq, pred) / "manifest.json").is_file()
+    settings = demo.Settings(data_dir=tmp_path, vocab_size=600)
+    assert settings.hdf5_dir.name.endswith("_packed")
+    files = sorted((settings.hdf5_dir / "huwiki").glob("huwiki_training_*.hdf5"))
+    assert files and (settings.hdf5_dir / "manifest.json").is_file()
+    assert sorted((settings.hdf5_dir / "huwiki").glob("huwiki_test_*.hdf5"))
     vocab = (settings.vocab_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
     assert len(vocab) <= 600 and vocab[0] == "[PAD]" and vocab[103] == "[MASK]"
     # the model config the demo trains must fit the default demo vocab
-    bert = json.loads((demo.CONFIGS / "demo_bert_tiny.json").read_text(encoding="utf-8"))
-    assert bert["vocab_size"] >= demo.Settings(data_dir=tmp_path).vocab_size
+    model = json.loads(demo.MODEL_CONFIG.read_text(encoding="utf-8"))
+    assert model["vocab_size"] >= demo.Settings(data_dir=tmp_path).vocab_size
     assert "-> pipeline:" in first.stdout and "artefacts:" in first.stdout
 
     # the rerun skips: every stage says so (a wall-time bound here failed on a loaded machine)
@@ -50,6 +51,30 @@ def test_demo_pipeline_part_on_the_sample_then_rerun_skips(sample_dump, tmp_path
     assert again.returncode == 0, again.stderr[-3000:]
     for stage in ("extract", "format", "split", "filter", "vocab", "shard", "encode"):
         assert f"{stage}: already done, nothing rewritten" in again.stderr, stage
+
+
+@pytest.mark.slow
+def test_the_whole_demo_ends_with_the_held_out_measure_and_skips_on_a_rerun(sample_dump, tmp_path):
+    """Every step with few training steps: the closing lines are the held-out accuracy against
+    the unigram baseline, the probe says why it did not run; a rerun trains nothing again."""
+    args = ["--data-dir", str(tmp_path), "--steps", "8", "--workers", "1"]
+    first = run_demo(*args)
+    assert first.returncode == 0, (first.stdout[-3000:], first.stderr[-3000:])
+    out = first.stdout
+    assert "--config_file trainer/configs/demo_modern.json" in out and "--no_nsp" not in out
+    assert "expected word ranks" in out and "'székhelye' ranks" in out
+    assert "-> held-out: held-out MLM accuracy" in out and "unigram baseline" in out
+    assert "-> probe: not run: the sample's probe has 15 held-out sentences, under 500" in out
+    last = out.strip().splitlines()[-2:]
+    assert last[0].startswith("== did it learn? On ") and "of 4 held-out articles" in last[0]
+    assert "always guessing the most frequent token" in last[1]
+    config = json.loads((tmp_path / "hf_model" / "config.json").read_text(encoding="utf-8"))
+    assert config["model_type"] == "modernbert"
+
+    again = run_demo(*args)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "already trained to step 8" in again.stdout and "is newer than ckpt_00000008, kept" in again.stdout
+    assert again.stdout.strip().splitlines()[-2:] == last   # the same measure, the same model
 
 
 def fake_checkpoint(run_dir: Path, step: int) -> Path:
@@ -62,33 +87,38 @@ def fake_checkpoint(run_dir: Path, step: int) -> Path:
 
 
 def test_finished_training_is_not_started_again(tmp_path, monkeypatch):
-    s = demo.Settings(data_dir=tmp_path, phase1_steps=300)
-    fake_checkpoint(s.runs / "phase1", 100)
-    fake_checkpoint(s.runs / "phase1", 300)
-    (s.runs / "phase1" / "checkpoints" / ".tmp_ckpt_00000400").mkdir()  # half-written: ignored
-    assert demo.trained_step(s.runs / "phase1") == 300
+    s = demo.Settings(data_dir=tmp_path, steps=300)
+    fake_checkpoint(s.run_dir, 100)
+    fake_checkpoint(s.run_dir, 300)
+    (s.run_dir / "checkpoints" / ".tmp_ckpt_00000400").mkdir()  # half-written: ignored
+    assert demo.trained_step(s.run_dir) == 300
     monkeypatch.setattr(demo, "run_command", lambda *a, **k: pytest.fail("training was rerun"))
-    assert "already trained to step 300" in demo.train(s, 1)
+    assert "already trained to step 300" in demo.train(s)
 
 
-def test_unfinished_training_resumes_with_torchrun(tmp_path, monkeypatch):
-    s = demo.Settings(data_dir=tmp_path, phase2_steps=40)
-    fake_checkpoint(s.runs / "phase2", 20)
+def test_unfinished_training_resumes_with_torchrun_and_the_modern_recipe(tmp_path, monkeypatch):
+    s = demo.Settings(data_dir=tmp_path, steps=40)
+    fake_checkpoint(s.run_dir, 20)
     calls = []
     monkeypatch.setattr(demo, "run_command", lambda cmd, step, env=None: calls.append(cmd))
-    demo.train(s, 2)
+    demo.train(s)
     (cmd,) = calls
     words = [str(c) for c in cmd]
     assert words[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
-    for flag in ("--resume_from_checkpoint", "--phase2", "--init_checkpoint"):
-        assert flag in words
+    assert "--resume_from_checkpoint" in words
     assert words[words.index("--max_steps") + 1] == "40"
-    assert "seq_len_512_max_pred_80" in words[words.index("--input_dir") + 1]
+    assert words[words.index("--input_dir") + 1].endswith("_packed")
+    recipe = json.loads(demo.TRAIN_CONFIG.read_text(encoding="utf-8"))
+    for key, value in (("model_type", "modernbert"), ("no_nsp", True), ("masking", "dynamic"),
+                       ("mlm_probability", 0.3), ("mask_replace_prob", 1.0),
+                       ("random_replace_prob", 0.0), ("optimizer", "adamw"), ("lr_schedule", "wsd")):
+        assert recipe[key] == value, key
+    assert recipe["eval_every"] > 0   # the model card has eval numbers
 
 
 def test_export_is_skipped_when_newer_than_its_checkpoint(tmp_path, monkeypatch):
     s = demo.Settings(data_dir=tmp_path)
-    ckpt = fake_checkpoint(s.runs / "phase2", 40)
+    ckpt = fake_checkpoint(s.run_dir, 40)
     calls = []
     monkeypatch.setattr(demo, "run_command", lambda cmd, step, env=None: calls.append(cmd))
     demo.export(s)
@@ -100,13 +130,21 @@ def test_export_is_skipped_when_newer_than_its_checkpoint(tmp_path, monkeypatch)
     assert len(calls) == 1
 
 
-def test_phase2_older_than_an_extended_phase1_is_flagged(tmp_path, monkeypatch):
-    s = demo.Settings(data_dir=tmp_path, phase2_steps=40)
-    p2 = fake_checkpoint(s.runs / "phase2", 40)
-    os.utime(p2 / "model.pt", (time.time() - 60, time.time() - 60))
-    monkeypatch.setattr(demo, "run_command", lambda *a, **k: pytest.fail("training was rerun"))
-    fake_checkpoint(s.runs / "phase1", 400)  # written after phase 2
-    assert "WARNING" in demo.train(s, 2)
+def test_the_probe_runs_only_where_its_test_split_can_tell(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(demo, "run_command", lambda cmd, step, env=None: calls.append(cmd))
+    monkeypatch.setattr(demo, "probe_summary", lambda path: "probe ran")
+    s = demo.Settings(data_dir=tmp_path)
+    (s.lang_dir / "probe").mkdir(parents=True)
+    manifest = s.lang_dir / "probe" / "manifest.json"
+    manifest.write_text(json.dumps({"summary": {"test_sentences": 15}}), encoding="utf-8")
+    assert demo.probe(s).startswith("not run: the sample's probe has 15 held-out sentences")
+    assert calls == []
+    s.probe = "on"
+    assert demo.probe(s) == "probe ran" and len(calls) == 1
+    s.probe = "auto"
+    manifest.write_text(json.dumps({"summary": {"test_sentences": 2000}}), encoding="utf-8")
+    assert demo.probe(s) == "probe ran" and len(calls) == 2
 
 
 def test_a_vocab_larger_than_the_demo_model_is_refused_before_any_work(tmp_path):

@@ -1,5 +1,6 @@
 """Fill-mask with an exported model: predictions only, without transformers' load report or
-progress bars."""
+progress bars; BERT and ModernBERT exports alike, several sentences in one call (issue 38: a
+ModernBERT export was loaded as BertForPreTraining, 64 missing weights and noise)."""
 from __future__ import annotations
 
 import os
@@ -9,22 +10,44 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.modern_run_dir import make_modern_run_dir
 from tests.helpers.trainer_run_dir import make_run_dir
 from trainer.export import main as export_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.slow
-def test_fill_mask_prints_predictions_and_nothing_else(tmp_path):
-    pytest.importorskip("transformers")
-    make_run_dir(tmp_path / "run")
+def exported(tmp_path: Path, make) -> Path:
+    make(tmp_path / "run")
     assert export_main(["--checkpoint_dir", str(tmp_path / "run"), "--output", str(tmp_path / "hf")]) == 0
+    return tmp_path / "hf"
+
+
+def fill(*args) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TRANSFORMERS_", "HF_HUB_DISABLE"))}
-    res = subprocess.run([sys.executable, str(ROOT / "scripts" / "fill_mask.py"), str(tmp_path / "hf"),
-                          "Budapest [MASK] tükör."], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=300)
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "fill_mask.py"), *map(str, args)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", ["bert", "modernbert"])
+def test_fill_mask_prints_predictions_and_nothing_else(tmp_path, family):
+    pytest.importorskip("transformers")
+    hf = exported(tmp_path, make_run_dir if family == "bert" else make_modern_run_dir)
+    res = fill(hf, "Budapest [MASK] tükör.", "[MASK] Hà Nội [MASK] !")
     assert res.returncode == 0, res.stderr
-    assert res.stdout.splitlines()[0] == "Budapest [MASK] tükör."
-    assert res.stdout.splitlines()[1].startswith("  [MASK] #1: ")
-    assert res.stderr.strip() == ""          # no LOAD REPORT, no "Loading weights" bar
+    lines = res.stdout.splitlines()
+    assert lines[0] == "Budapest [MASK] tükör." and lines[1].startswith("  [MASK] #1: ")
+    assert lines[2] == "[MASK] Hà Nội [MASK] !" and lines[4].startswith("  [MASK] #2: ")
+    assert len(lines) == 5
+    assert res.stderr.strip() == ""          # no LOAD REPORT, no missing weights, no bar
+
+
+def test_a_sentence_without_mask_and_a_folder_without_model_are_one_line(tmp_path):
+    pytest.importorskip("transformers")
+    res = fill(tmp_path, "no mask here")
+    assert res.returncode == 1 and res.stderr.startswith("Error: ") and "Traceback" not in res.stderr
+    hf = exported(tmp_path, make_modern_run_dir)
+    res = fill(hf, "Budapest [MASK].", "no mask here")
+    assert res.returncode == 1 and "'no mask here' has no [MASK]" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1

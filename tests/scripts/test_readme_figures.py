@@ -1,12 +1,13 @@
 """The README's demo figures come from a run of the code as it is. Those that are deterministic
-are checked here: the ones the configs fix (vocab size, steps, ranks), and the held-out articles
-and eval instances that the demo's pipeline part writes (a run of `scripts/demo.py --only
-pipeline` with the demo's own settings, ~10 s).
+are checked here: the ones the configs fix (vocab size, steps, ranks, the model's vocab), and
+the held-out articles, training articles, held-out rows and probe sentences that the demo's
+pipeline part writes (a run of `scripts/demo.py --only pipeline` with the demo's own settings,
+~10 s).
 
-The fill-mask ranks need the whole demo (two trainings, export, transformers: three minutes on
-two cores), and float sums in training may differ on another CPU; they are checked only when
-asked: WIKI2BERT_FULL_DEMO=1 pytest tests/scripts/test_readme_figures.py (after a README update
-from a fresh `make demo`, which says when and on what)."""
+The closing held-out accuracy and the fill-mask ranks need the whole demo (training, export,
+transformers: minutes on two cores), and float sums in training may differ on another CPU;
+they are checked only when asked: WIKI2BERT_FULL_DEMO=1 pytest tests/scripts/test_readme_figures.py
+(after a README update from a fresh `make demo`, which says when and on what)."""
 from __future__ import annotations
 
 import json
@@ -34,46 +35,56 @@ def number(text: str) -> int:
     return int(text.replace(",", ""))
 
 
+def run_demo(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONUTF8": "1", "TQDM_DISABLE": "1"}
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "demo.py"), *args], cwd=ROOT,
+                          env=env, capture_output=True, text=True, encoding="utf-8", timeout=1800)
+
+
 def test_the_figures_the_configs_fix():
-    vocab, *ranks = figure(r"ranks among the ([\d,]+) tokens: (\d+), (\d+) and (\d+)")
-    bert = json.loads((demo.CONFIGS / "demo_bert_tiny.json").read_text(encoding="utf-8"))
-    assert number(vocab) == bert["vocab_size"]
+    model = json.loads(demo.MODEL_CONFIG.read_text(encoding="utf-8"))
+    recipe = json.loads(demo.TRAIN_CONFIG.read_text(encoding="utf-8"))
+    vocab, *ranks = figure(r"ranks among the ([\d,]+) tokens are (\d+), (\d+) and (\d+)")
+    assert number(vocab) == model["vocab_size"]
     assert len(ranks) == len(demo.FILL_MASK_EXAMPLES)
-    assert all(1 <= int(r) <= bert["vocab_size"] for r in ranks)
-    ranks_n, steps = figure(r"gloo, (\d+) ranks, (\d+) steps\)")
+    assert all(1 <= int(r) <= model["vocab_size"] for r in ranks)
+    ranks_n, steps = figure(r"CPU, gloo, (\d+) ranks, (\d+) steps\)")
     settings = demo.Settings(data_dir=ROOT)
-    assert int(ranks_n) == settings.nproc
-    assert int(steps) == json.loads(settings.phase1_config.read_text(encoding="utf-8"))["max_steps"]
-    assert int(figure(r"\((\d+) CPU ranks")[0]) == settings.nproc
+    assert int(ranks_n) == settings.nproc == int(figure(r"\((\d+) CPU ranks\)")[0])
+    assert int(steps) == recipe["max_steps"]
     assert number(figure(r"a (\d+)-token vocab")[0]) == settings.vocab_size
+    layers, hidden = figure(r"a ModernBERT\s+of (\d+) layers, hidden (\d+)")
+    assert (int(layers), int(hidden)) == (model["num_hidden_layers"], model["hidden_size"])
+    assert float(figure(r"AdamW\s+([\d.e-]+) with warmup-stable-decay")[0]) == recipe["learning_rate"]
 
 
 @pytest.mark.slow
 def test_the_held_out_figures_are_what_the_demo_pipeline_writes(tmp_path):
-    articles, instances = figure(r"(\d+) held-out articles give ([\d,]+)\s+eval instances")
-    env = {**os.environ, "PYTHONUTF8": "1", "TQDM_DISABLE": "1"}
-    res = subprocess.run([sys.executable, str(ROOT / "scripts" / "demo.py"), "--only", "pipeline",
-                          "--data-dir", str(tmp_path)], cwd=ROOT, env=env, capture_output=True,
-                         text=True, encoding="utf-8", timeout=300)
+    held_out, rows = figure(r"(\d+) held-out\s+articles give ([\d,]+) held-out rows")
+    trained_on = figure(r"trained for [^\n]*\n?[^\n]*? on (\d+) articles")[0]
+    probe_test = figure(r"the\s+sample's has (\d+), too few")[0]
+    res = run_demo("--only", "pipeline", "--data-dir", str(tmp_path))
     assert res.returncode == 0, res.stderr[-3000:]
     s = demo.Settings(data_dir=tmp_path)
     shard = json.loads((s.lang_dir / "sharded" / "manifest.json").read_text(encoding="utf-8"))["summary"]
-    assert shard["test_documents"] == int(articles)
-    seq, pred = s.encode[0]   # phase 1's shards: the eval the README quotes
-    encoded = json.loads((s.hdf5_dir(seq, pred) / "manifest.json").read_text(encoding="utf-8"))["summary"]
-    assert encoded["instances"] - encoded["training_instances"] == number(instances)
+    assert shard["test_documents"] == int(held_out)
+    assert shard["training_documents"] == int(trained_on)
+    encoded = json.loads((s.hdf5_dir / "manifest.json").read_text(encoding="utf-8"))["summary"]
+    assert encoded["instances"] - encoded["training_instances"] == number(rows)
+    probe = json.loads((s.lang_dir / "probe" / "manifest.json").read_text(encoding="utf-8"))["summary"]
+    assert probe["test_sentences"] == int(probe_test) < demo.MIN_TEST_SENTENCES
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("WIKI2BERT_FULL_DEMO") != "1",
                     reason="the whole demo takes minutes: set WIKI2BERT_FULL_DEMO=1 to compare its "
-                           "fill-mask ranks with the README's")
-def test_the_fill_mask_ranks_are_a_fresh_demo_runs(tmp_path):
-    *_, r1, r2, r3 = figure(r"ranks among the ([\d,]+) tokens: (\d+), (\d+) and (\d+)")
-    env = {**os.environ, "PYTHONUTF8": "1", "TQDM_DISABLE": "1"}
-    res = subprocess.run([sys.executable, str(ROOT / "scripts" / "demo.py"), "--data-dir", str(tmp_path)],
-                         cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8", timeout=1800)
+                           "closing lines and fill-mask ranks with the README's")
+def test_the_closing_lines_and_ranks_are_a_fresh_demo_runs(tmp_path):
+    *_, r1, r2, r3 = figure(r"ranks among the ([\d,]+) tokens are (\d+), (\d+) and (\d+)")
+    verdict = README.split("its last lines read:\n\n```\n", 1)[1].split("\n```", 1)[0].splitlines()
+    res = run_demo("--data-dir", str(tmp_path))
     assert res.returncode == 0, res.stderr[-3000:]
     m = re.search(r"expected word ranks (\d+), (\d+), (\d+)", res.stdout)
     assert m, res.stdout[-3000:]
     assert m.groups() == (r1, r2, r3)
+    assert res.stdout.strip().splitlines()[-2:] == verdict

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from tests.helpers.signals import default_sigint
 from tests.helpers.trainer_cli import SCRIPT, base_args, env, read_log
 from trainer.run_pretraining import main
 
@@ -45,20 +46,22 @@ def test_a_user_error_under_torchrun_is_printed_once_and_in_torchruns_summary(ti
 
 
 @pytest.mark.slow
-def test_ctrl_c_under_torchrun_is_one_line_of_ours_and_the_run_resumes(tiny_shards, tiny_bert_config,
+@pytest.mark.parametrize("launcher", ["torch.distributed.run", "trainer.launch"])
+def test_ctrl_c_under_torchrun_is_one_line_of_ours_and_the_run_resumes(launcher, tiny_shards, tiny_bert_config,
                                                                        tmp_path):
     """Ctrl-C reaches torchrun and both ranks (one process group, as in a terminal): the ranks
     print one line between them, saying how to resume, and no traceback; the rerun resumes.
-    (torchrun's own agent still prints its SignalException: not the trainer's to silence.)"""
+    Plain torchrun's agent still prints its SignalException; `python -m trainer.launch` (what the
+    demo and make pretrain use) prints nothing else at all."""
     import os
     import signal
     import time
 
     out = tmp_path / "o"
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", str(SCRIPT),
+    cmd = [sys.executable, "-m", launcher, "--standalone", "--nproc_per_node=2", str(SCRIPT),
            *base_args(tiny_shards, tiny_bert_config, out, max_steps=100000, checkpoint_every=20)]
     proc = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 240
         while not (out / "checkpoints" / "ckpt_00000020").is_dir() and time.monotonic() < deadline:
@@ -73,6 +76,9 @@ def test_ctrl_c_under_torchrun_is_one_line_of_ours_and_the_run_resumes(tiny_shar
                     "checkpoint"], err[-3000:]
     worker_tracebacks = err.count('File "' + str(SCRIPT))
     assert worker_tracebacks == 0, err[-3000:]
+    if launcher == "trainer.launch":
+        others = [ln for ln in err.splitlines() if " trainer: " not in ln and not ln.startswith("Error: ")]
+        assert others == [] and proc.returncode == 130, err[-3000:]   # torchrun's own lines left out
     resume = [*cmd[:6], *base_args(tiny_shards, tiny_bert_config, out, max_steps=22, checkpoint_every=20,
                                    resume_from_checkpoint=True)]
     res = subprocess.run(resume, env=env(), capture_output=True, text=True, timeout=300)

@@ -3,7 +3,7 @@
     python -m trainer.finetune --model PATH --task {ner,pos,classify,qa} \
         --train_file F --validation_file F [--test_file F] --output_dir O \
         [--seeds 1,2,3] [--baseline random-init] [--epochs N] [--learning_rate X] \
-        [--batch_size N] [--max_seq_length N]
+        [--batch_size N] [--max_seq_length N] [--max_train_examples N]
     python -m trainer.finetune --model PATH --probe DATA_DIR/LANG --output_dir O ...
     python -m trainer.finetune --run RUN_DIR --every N --probe DATA_DIR/LANG --output_dir O ...
 
@@ -14,12 +14,24 @@ architecture from random weights with the same settings: the reference that says
 pretraining helped. O/results.json holds task, metric, and pretrained / random_init each with
 mean, sd and one score per seed (on the test file; the validation file where there is none);
 O/predictions/ the predictions of each seed; O/runs/ one record per finished seed, so an
-interrupted run resumes. `python -m trainer.finetune --help` lists every option.
+interrupted run resumes (Ctrl-C is one line saying so). It starts with a line saying what it
+trains (rows, seeds, runs, steps), shows each seed's progress (tqdm on a terminal, a plain line
+every 30 s in a log file) and one line per finished or reused seed with the time left; the
+same lines go to O/finetune.log. On CPU it trains on at most 2,000 rows unless
+--max_train_examples says otherwise. `python -m trainer.finetune --help` lists every option.
 """
 from __future__ import annotations
 
 import logging
+import os
 import sys
+
+# Before torch loads OpenMP: its threads sleep when they wait instead of spinning. Spinning
+# threads collapse when another process takes a core: on 2 shared cores the same fine-tuning
+# ran at 8-15 examples/s beside one busy process (71-118 alone), at 29-34 with passive waits;
+# that is the 31-405 examples/s spread within one run (issue 38). OMP_WAIT_POLICY=active wins back
+# a little on an idle machine.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def summary_line(results: dict) -> str:
@@ -58,6 +70,30 @@ def main(argv=None) -> int:
 
     args = parse(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:   # one line, not the loop's traceback
+        print(f"Interrupted: the finished seeds are kept in {args.output_dir}/runs; rerun the "
+              "same command to train only the missing ones", file=sys.stderr)
+        return 130
+
+
+def log_to_file(args) -> None:
+    """The same lines as stderr, appended to OUTPUT_DIR/finetune.log (the start line names it)."""
+    from pathlib import Path
+
+    path = Path(args.output_dir) / "finetune.log"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:
+        return   # the disk check below says what is wrong with the folder
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    logging.getLogger("trainer.finetune").addHandler(handler)
+    args.log_file = path
+
+
+def _run(args) -> int:
     from common.os_errors import DiskSpaceError, check_free_space, os_error_message
     from trainer.export import ExportError
     from trainer.finetune.readers import FinetuneDataError
@@ -66,6 +102,7 @@ def main(argv=None) -> int:
     from trainer.finetune.tasks import make_task
 
     quiet_transformers()
+    log_to_file(args)
     try:
         # refuse before the training time is spent, not at the first prediction file
         check_free_space(args.output_dir, output_bytes(args), "the predictions and results")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from trainer.finetune.probe_dir import ProbeMissing, probe_files
 from trainer.finetune.tasks import TASKS
 
 
@@ -42,6 +43,16 @@ def positive(kind):
     return check
 
 
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 (all) or more")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m trainer.finetune",
@@ -59,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "(accuracy, macro-F1), qa (EM/F1); --probe implies ner")
     data.add_argument("--probe", help="DATA_DIR/LANG: the probe `pipeline probe` wrote there "
                       "(probe/train.conll, dev.conll, test.conll)")
+    data.add_argument("--test_probe", help="with --probe: test on this DATA_DIR/LANG's probe instead "
+                      "(cross-lingual transfer: fine-tuned on one language's probe, tested on "
+                      "another's; the model must read both languages)")
     data.add_argument("--train_file", help="training data (CoNLL, CoNLL-U, CSV/TSV/JSONL, SQuAD JSON)")
     data.add_argument("--validation_file", help="development data, same format")
     data.add_argument("--test_file", help="test data; scores are reported on it "
@@ -92,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "seed and the rate with the best validation score is used for every "
                             "seed, chosen for each variant (pretrained, random init) on its own")
     train.add_argument("--batch_size", type=positive(int), default=32, help="default 32")
+    train.add_argument("--max_train_examples", type=non_negative_int, default=None,
+                       help="train on at most N rows (a sentence, a text, a question window), "
+                            "the same seeded subset for every seed and variant; 0: all "
+                            "(default: 2000 on CPU, where a seed then takes minutes, all on a GPU)")
     train.add_argument("--max_seq_length", type=positive(int), default=None,
                        help="pieces per row (default 128, 384 for qa; at most the model's "
                             "max_position_embeddings)")
@@ -109,15 +127,15 @@ def resolve_files(args, parser) -> dict[str, Path | None]:
         if args.train_file or args.validation_file or args.test_file:
             parser.error("give either --probe or --train_file/--validation_file, not both")
         args.task = "ner"
-        folder = Path(args.probe) / "probe"
-        files = {"train": folder / "train.conll", "validation": folder / "dev.conll",
-                 "test": folder / "test.conll"}
-        missing = [f for f in files.values() if not f.is_file()]
-        if missing:
-            parser.exit(1, f"Error: no probe at {folder} ({missing[0].name} missing): run "
-                           f"`pipeline --data-dir {Path(args.probe).parent} --lang "
-                           f"{Path(args.probe).name} probe` first\n")
+        try:
+            files = probe_files(args.probe)
+            if args.test_probe:   # cross-lingual transfer: another language's test split
+                files["test"] = probe_files(args.test_probe)["test"]
+        except ProbeMissing as exc:
+            parser.exit(1, f"Error: {exc}\n")
         return files
+    if args.test_probe:
+        parser.error("--test_probe goes with --probe (train on one probe, test on another's)")
     if args.task is None:
         parser.error("give --task (ner, pos, classify, qa) or --probe DATA_DIR/LANG")
     if not args.train_file or not args.validation_file:

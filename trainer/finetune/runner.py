@@ -17,6 +17,7 @@ from pathlib import Path
 from common.atomic import write_json_atomic as write_json
 from common.atomic import write_text_atomic
 from trainer.finetune.loop import LoopSettings, pick_device, train
+from trainer.finetune.plan import Plan, limited_rows, start_line, train_limit
 from trainer.finetune.results import SeedCache, aggregate, settings_key
 from trainer.finetune.source import build_model, load_tokenizer, max_positions, model_folder
 
@@ -76,24 +77,39 @@ def finetune_model(model: str | Path, task, args, output_dir: Path, *,
         max_length = min(args.max_seq_length, max_positions(folder))
         tokenizer = load_tokenizer(folder, max_length)
         train_feats = task.features(tokenizer, "train", max_length, train=True)
+        limit = train_limit(args, device)
+        train_rows = limited_rows(train_feats.rows, limit)
         counts = _data_counts(task, tokenizer, max_length, train_feats)
+        counts["train_rows_used"] = len(train_rows)
         grid = list(args.learning_rate)
+        # a grid: every rate with the first seed, then every seed at the chosen rate (its first
+        # seed is one of the tried ones, and says "reused")
+        per_variant = len(args.seeds) + (len(grid) if len(grid) > 1 else 0)
+        plan = Plan(total=len(variants) * per_variant, quiet=quiet)
+        if not quiet:
+            log.info("%s", start_line(task, model, args, variants, counts, limit, device, len(grid)))
 
         def record_for(variant: str, seed: int, lr: float) -> dict:
             key = settings_key({"model": str(Path(model).resolve()), "task": task.name,
                                 "max_length": max_length, **vars(loop_settings(args, lr)),
-                                "mtime": _model_stamp(folder)}, list(args.files.values()))
+                                "mtime": _model_stamp(folder), "train_rows": len(train_rows)},
+                               list(args.files.values()))
             cache = SeedCache(output_dir, key, lr if len(grid) > 1 else None)
             record = cache.get(variant, seed)
-            if record is None:
-                record = _one_seed(folder, task, tokenizer, train_feats.rows, variant, seed, lr,
-                                   args, max_length, device, output_dir)
-                cache.put(variant, seed, record)
-                if not quiet:
-                    log.info("%s seed %d lr %g: %s %.4f (validation %.4f; %d steps, %.0f "
-                             "examples/s)", variant, seed, lr, task.metric,
-                             record["test"][task.metric], record["validation"][task.metric],
-                             record["train"]["steps"], record["train"]["examples_per_s"] or 0)
+            if record is not None:
+                plan.reused(f"{variant} seed {seed} lr {lr:g}: {task.metric} "
+                            f"{record['test'][task.metric]:.4f}, reused from "
+                            f"{cache.path(variant, seed)} (finished earlier with these settings)")
+                return record
+            t0 = time.perf_counter()
+            record = _one_seed(folder, task, tokenizer, train_rows, variant, seed, lr,
+                               args, max_length, device, output_dir)
+            cache.put(variant, seed, record)
+            plan.trained(time.perf_counter() - t0,
+                         f"{variant} seed {seed} lr {lr:g}: {task.metric} "
+                         f"{record['test'][task.metric]:.4f} (validation "
+                         f"{record['validation'][task.metric]:.4f}; {record['train']['steps']} "
+                         f"steps, {record['train']['examples_per_s'] or 0:.0f} examples/s)")
             return record
 
         by_variant: dict[str, list[dict]] = {}
@@ -114,6 +130,7 @@ def finetune_model(model: str | Path, task, args, output_dir: Path, *,
         "seeds": list(args.seeds), "max_seq_length": max_length, "device": str(device),
         "settings": vars(loop_settings(args, grid[0])), "data": counts, "notes": task.notes,
     }
+    results["settings"]["max_train_examples"] = limit
     if len(grid) > 1:
         results["settings"]["learning_rate"] = grid
         results["learning_rate_selection"] = chosen
@@ -166,7 +183,12 @@ def finetune_run(run_dir: str | Path, task, args, output_dir: Path) -> dict:
         raise FinetuneDataError(f"--run {run_dir}: no complete checkpoint under "
                                 f"{run_dir}/checkpoints; train with --checkpoint_every first")
     rows = []
-    for ckpt in select_checkpoints(checkpoints, args.every):
+    chosen = select_checkpoints(checkpoints, args.every)
+    log.info("fine-tuning %d checkpoint(s) of %s (steps %s) on %s, seeds %s%s%s", len(chosen),
+             run_dir, ", ".join(str(checkpoint_step(c)) for c in chosen), task.name,
+             ",".join(map(str, args.seeds)), ", then random init once" if args.baseline else "",
+             f"; log: {args.log_file}" if getattr(args, "log_file", None) else "")
+    for ckpt in chosen:
         step = checkpoint_step(ckpt)
         sub = finetune_model(ckpt, task, args, output_dir / "checkpoints" / f"step_{step:08d}",
                              variants=("pretrained",), quiet=True)

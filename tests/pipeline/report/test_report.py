@@ -97,6 +97,23 @@ def test_the_page_is_self_contained_with_every_section_and_its_pictures(sample_r
     assert "under 1,000" in found["vocab"] and "--min-test-sentences" in found["hdf5"]
 
 
+def test_the_real_token_share_is_a_share_of_all_files_not_a_sum(sample_run):
+    """Issue 38: the page said 1482.7% (the files' shares added up) where inspect says 86%."""
+    import h5py
+
+    data, _ = sample_run
+    hdf5 = sections((data / "hu" / "report.html").read_text(encoding="utf-8"))["hdf5"]
+    shown = float(re.search(r"real \(non-pad\) tokens</td><td[^>]*>([\d.]+)%", hdf5).group(1))
+    real = slots = 0
+    files = sorted((data / "hu").glob("hdf5_*/huwiki/*.hdf5"))
+    assert len(files) > 1
+    for f in files:
+        with h5py.File(f, "r") as fh:
+            real += int(fh["input_mask"][:].sum())
+            slots += fh["input_mask"].size
+    assert shown == pytest.approx(100 * real / slots, abs=0.05)
+
+
 def test_the_sample_does_not_repeat_its_sentences(sample_run):
     """The shipped sample's articles share sections but not sentences (data/sample/README.md):
     the filter's repeated-line rule drops next to nothing and the page opens with no red line

@@ -47,3 +47,17 @@ def test_bad_keep_and_missing_folder_are_one_line(tmp_path):
     assert clean(tmp_path, "--dry-run").exit_code == 2          # --keep is required: explicit
     res = CliRunner().invoke(cli, ["--data-dir", str(tmp_path), "--lang", "vi", "clean", "--keep", "hdf5"])
     assert res.exit_code == 1 and "nothing to clean" in res.output
+
+
+def test_the_probe_that_finetune_reads_is_kept_by_every_list_but_none(tmp_path):
+    """Issue 38: `clean --keep hdf5,vocab` removed probe/, which `finetune --probe` needs."""
+    lang = make_lang_dir(tmp_path)
+    (lang / "probe").mkdir()
+    (lang / "probe" / "train.conll").write_text("a\tO\n")
+    res = clean(tmp_path, "--keep", "hdf5,vocab")
+    assert res.exit_code == 0 and "probe" in res.output
+    assert (lang / "probe" / "train.conll").is_file() and not (lang / "sharded").exists()
+    assert clean(tmp_path, "--keep", "probe").exit_code == 0          # naming it is fine too
+    assert (lang / "probe").is_dir() and not (lang / "vocab").exists()
+    assert clean(tmp_path, "--keep", "none").exit_code == 0
+    assert not (lang / "probe").exists()

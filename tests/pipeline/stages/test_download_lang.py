@@ -50,7 +50,9 @@ def test_a_code_that_is_not_the_dumps_wiki_is_one_line_naming_the_right_one(hy_d
     res = invoke(tmp_path / "d", "xx", "download", "--dump", str(hy_dump))
     assert res.exit_code == 1 and "Traceback" not in res.output
     assert len(res.output.strip().splitlines()) == 1
-    assert "hywiki" in res.output and "use --lang hy" in res.output and "--allow-unknown-lang" in res.output
+    assert "hywiki" in res.output and "use --lang hy" in res.output and "make corpus LANG=hy" in res.output
+    # issue 38: never --allow-unknown-lang, which would write an Armenian corpus labelled xx
+    assert "--allow-unknown-lang" not in res.output
     assert not (tmp_path / "d").exists()   # nothing written under xx/
     # a real code of another wiki is refused the same way
     res = invoke(tmp_path / "d", "hu", "download", "--dump", str(hy_dump))
@@ -94,6 +96,8 @@ def test_dbname_forms_and_a_wiki_newer_than_the_list(tmp_path, lang):
     new = tmp_path / "new.xml.bz2"
     write_bz2_dump(new, "qqq", PAGES)   # the dump itself says it is qqqwiki: its word counts
     download(data_dir=tmp_path / "e", lang="qqq", dump=new)
+    res = invoke(tmp_path / "f", "hy", "download", "--dump", str(new))   # the dump's code, off the list
+    assert res.exit_code == 1 and "use --lang qqq" in res.output and "--allow-unknown" not in res.output
 
 
 def test_an_unknown_code_is_refused_before_any_download(tmp_path):

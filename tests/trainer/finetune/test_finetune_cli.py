@@ -183,3 +183,27 @@ def test_a_dev_label_never_seen_in_training_is_a_counted_note(files, tmp_path, c
     assert main(list(map(str, args))) == 0
     res = json.loads((tmp_path / "o" / "results.json").read_text())
     assert any("1 label(s) of 1 kind(s) never seen in training (B-NEW)" in n for n in res["notes"])
+
+
+def test_cross_lingual_transfer_tests_on_another_languages_probe(files, tmp_path):
+    """--probe A --test_probe B: fine-tuned on A's probe, scored on B's test split only."""
+    from tests.helpers.finetune_data import tagged_sentences
+
+    for lang, seed in (("aa", 11), ("bb", 21)):
+        probe = tmp_path / "data" / lang / "probe"
+        probe.mkdir(parents=True)
+        for name, n, s in (("train", 120, seed), ("dev", 30, seed + 1), ("test", 25 if lang == "bb" else 40, seed + 2)):
+            write_conll(probe / f"{name}.conll", tagged_sentences(n, s))
+    out = tmp_path / "transfer"
+    r = run_cli("--model", files["hf"], "--probe", tmp_path / "data" / "aa", "--test_probe",
+                tmp_path / "data" / "bb", "--output_dir", out, "--seeds", "1", "--epochs", "1",
+                "--learning_rate", "2e-3")
+    assert r.returncode == 0, r.stderr
+    assert "test (25 examples" in r.stdout   # bb's test split, not aa's 40
+    preds = (out / "predictions" / "pretrained_seed1.conll").read_text().split("\n\n")
+    assert len([p for p in preds if p.strip()]) == 25
+    r = run_cli("--model", files["hf"], "--task", "ner", "--train_file", files["root"] / "train.conll",
+                "--validation_file", files["root"] / "dev.conll", "--test_probe", tmp_path / "data" / "bb",
+                "--output_dir", tmp_path / "o")
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].endswith(
+        "--test_probe goes with --probe (train on one probe, test on another's)"), r.stderr

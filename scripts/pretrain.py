@@ -1,0 +1,224 @@
+"""One command from a Wikipedia dump to an evaluated model: `make pretrain LANG=xx DUMP=path BUDGET=30m`.
+
+Usage:
+    python scripts/pretrain.py --lang uk --dump ../shared/data/ukwiki.xml.xz --budget 30m
+    python scripts/pretrain.py --lang hu --dump data/sample/huwiki-sample.xml.bz2 --budget 1m
+    python scripts/pretrain.py --lang uk --budget 2h --device cuda     # downloads the latest dump
+
+What it runs, each printed before it runs (every step resumes or skips finished work):
+  1. the pipeline to the filtered corpus (`pipeline download --dump`, extract, format, split, filter);
+  2. a vocab size from the corpus and the model (scripts/vocab_rule.py: the rule, in words);
+  3. `pipeline run --vocab-size N --no-encode` (shards, vocab, probe, report), then
+     `pipeline encode --pack --max-seq 128 --max-pred 40 --masked-lm-prob 0.3 --dupe-factor 1`;
+  4. the modern recipe under torchrun: ModernBERT (CPU: 4 x 256, trainer/configs/modernbert_small.json;
+     GPU: ModernBERT-base), MLM only (--no_nsp), dynamic 30% mask-only masking, AdamW,
+     warmup-stable-decay, `--train_budget BUDGET`, an eval every 200 steps (the model card's
+     numbers); CPU: gloo, one thread a rank; GPU: one rank a GPU, the trainer's CUDA defaults;
+  5. export (`python -m trainer.export`), held-out masked-LM accuracy against the unigram
+     baseline (scripts/heldout_mlm.py), fill-mask on held-out sentences;
+  6. the probe (`python -m trainer.finetune --probe`, 3 seeds, against random init) where its
+     test split can tell them apart (scripts/demo_probe.py), and `pipeline report --run
+     --downstream`: DATA_DIR/LANG/report.html holds the corpus, the curves and the scores.
+Into DATA_DIR/LANG (the pipeline), RUNS/LANG_modern (the run, hf/ its export, probe/).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if __package__ in (None, "") and str(ROOT) not in sys.path:  # run by path: import the product
+    sys.path.insert(0, str(ROOT))
+
+from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
+from scripts.demo import DemoError, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
+from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
+from scripts.vocab_rule import (  # noqa: E402
+    body_parameters,
+    embedding_warning,
+    suggest_vocab_size,
+    word_counts,
+)
+from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402
+
+CONFIGS = ROOT / "trainer" / "configs"
+MODELS = {"cpu": CONFIGS / "modernbert_small.json", "cuda": CONFIGS / "modernbert_base.json"}
+PACKED = {"max_seq": 128, "max_pred": 40, "masked_lm_prob": 0.3, "dupe_factor": 1}
+RECIPE = ["--model_type", "modernbert", "--no_nsp", "--masking", "dynamic", "--mlm_probability",
+          "0.3", "--mask_replace_prob", "1.0", "--random_replace_prob", "0.0", "--optimizer",
+          "adamw", "--lr_schedule", "wsd", "--warmup_proportion", "0.06", "--eval_every", "200",
+          "--eval_max_samples", "2000", "--checkpoint_every", "200", "--keep_checkpoints", "2",
+          "--log_every", "20"]
+LEARNING_RATE = {"cpu": "1e-3", "cuda": "8e-4"}   # bench_recipes.py; docs/training.md for base
+TEXT_STAGES = ("download", "extract", "format", "split", "filter")
+
+
+def pick_device(asked: str) -> tuple[str, int]:
+    """(device, ranks): CUDA with one rank a GPU, else CPU with up to 4 gloo ranks."""
+    if asked in ("auto", "cuda"):
+        import torch
+
+        if torch.cuda.is_available():
+            return "cuda", torch.cuda.device_count()
+        if asked == "cuda":
+            raise DemoError("--device cuda: no CUDA GPU is visible here (use --device cpu)")
+    return "cpu", max(1, min(4, os.cpu_count() or 1))
+
+
+def pipeline(a, *args) -> list:
+    cmd = [sys.executable, "-m", "pipeline", "--data-dir", a.data_dir, "--lang", a.lang]
+    return cmd + (["--workers", a.workers] if a.workers else []) + [str(x) for x in args]
+
+
+def prepare_text(a) -> None:
+    dump = ["--dump", a.dump] if a.dump else []
+    for stage in TEXT_STAGES:
+        run_command(pipeline(a, stage, *(dump if stage == "download" else [])), f"pipeline {stage}")
+
+
+def choose_vocab(a, model: dict) -> int:
+    hidden, body = model["hidden_size"], body_parameters(model)
+    size, why = suggest_vocab_size(word_counts(a.data_dir / a.lang / "filtered"), hidden, body)
+    say(f"vocab: {why}: {size:,}" + (f" (--vocab-size {a.vocab_size} given)" if a.vocab_size else ""))
+    chosen = a.vocab_size or size
+    warning = embedding_warning(chosen, hidden, body)
+    if warning:
+        say(warning)
+    return chosen
+
+
+def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: Path, out: Path) -> None:
+    hp = read_json(out / "hparams.json") or {}
+    if hp.get("max_steps") and (out / "checkpoints" / f"ckpt_{hp['max_steps']:08d}").is_dir():
+        say(f"training: already finished ({hp['max_steps']} steps in {out}), not rerun")
+        return
+    cmd = torchrun_prefix(ranks) + [
+        "trainer/run_pretraining.py", "--model_config", model_file, "--input_dir", hdf5,
+        "--vocab_file", vocab, "--output_dir", out, "--train_budget", a.budget,
+        "--learning_rate", LEARNING_RATE[device], "--train_batch_size", a.batch_size,
+        "--resume_from_checkpoint", *RECIPE]
+    env = {}
+    if device == "cpu":
+        cmd += ["--device", "cpu", "--precision", "fp32", "--no-tensorboard"]
+        env["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // ranks))
+    run_command(cmd, "training", env=env)
+
+
+def heldout_sentences(a, n: int = 3) -> list[str]:
+    """n held-out sentences of 6+ words, the longest word of each replaced by [MASK]."""
+    out = []
+    for path in sorted((a.data_dir / a.lang / "sharded").glob("*_test_*.txt")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            words = line.split()
+            if 6 <= len(words) <= 30:
+                longest = max(range(len(words)), key=lambda i: len(re.sub(r"\W", "", words[i])))
+                core = re.sub(r"\W+$", "", words[longest])
+                out.append(" ".join(words[:longest] + [words[longest].replace(core, "[MASK]", 1)]
+                                    + words[longest + 1:]))
+            if len(out) >= n:
+                return out
+    return out
+
+
+def evaluate(a, out: Path, hf: Path, hdf5: Path) -> list[str]:
+    from scripts.fill_mask import fill_masks
+    from scripts.heldout_mlm import heldout_accuracy, summary_line, verdict_lines
+
+    newest = list_checkpoints(out)[-1]
+    if not (hf / "config.json").is_file() or (hf / "model.safetensors").stat().st_mtime < \
+            (newest / "model.pt").stat().st_mtime:
+        run_command([sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf],
+                    "export")
+    say(f"$ python scripts/heldout_mlm.py {hf} {hdf5}")
+    result = heldout_accuracy(hf, hdf5)
+    say(summary_line(result))
+    sentences = heldout_sentences(a)
+    if sentences:
+        say(f"$ {shown([sys.executable, 'scripts/fill_mask.py', hf, *sentences])}")
+        for text, (ranking,) in zip(sentences, fill_masks(hf, sentences)):
+            say(f"{text}\n    [MASK] = " + ", ".join(f"{t} ({p:.2f})" for t, p in ranking))
+    return verdict_lines(result) + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
+
+
+def probe(a, hf: Path, out: Path) -> list[Path]:
+    """The probe where it can tell; the results.json files for the report."""
+    test = ((read_json(a.data_dir / a.lang / "probe" / "manifest.json") or {}).get("summary")
+            or {}).get("test_sentences", 0)
+    if a.probe == "off" or (a.probe == "auto" and test < MIN_TEST_SENTENCES):
+        say(f"probe: not run ({test} held-out sentences; it needs {MIN_TEST_SENTENCES} to tell a "
+            "pretrained model from a random one)" if a.probe == "auto" else "probe: off")
+        return []
+    run_command(probe_command(hf, a.data_dir / a.lang, out), "probe fine-tuning")
+    say(probe_summary(out / "results.json"))
+    return [out / "results.json"]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python scripts/pretrain.py", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--lang", required=True, help="the wiki's language code (hu, uk, zh-min-nan, ...)")
+    p.add_argument("--dump", type=Path, help="a local dump (.xml/.bz2/.xz/.gz); default: download the latest")
+    p.add_argument("--budget", default="30m", help="training time: --train_budget (90s, 30m, 2h, 1d)")
+    p.add_argument("--data-dir", type=Path, default=Path("data"), help="the pipeline's DATA_DIR")
+    p.add_argument("--runs", type=Path, default=Path("runs"), help="the run goes to RUNS/LANG_modern")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--vocab-size", type=int, default=None, help="default: the rule's suggestion")
+    p.add_argument("--model-config", type=Path, default=None,
+                   help="a ModernBERT JSON (default: modernbert_small.json on CPU, _base on GPU)")
+    p.add_argument("--batch-size", type=int, default=32, help="per rank (--train_batch_size)")
+    p.add_argument("--workers", type=int, default=None, help="pipeline worker processes")
+    p.add_argument("--probe", choices=("auto", "on", "off"), default="auto",
+                   help=f"auto: only with at least {MIN_TEST_SENTENCES} held-out probe sentences")
+    a = p.parse_args(argv)
+    if a.dump is not None and not a.dump.is_file():
+        print(f"Error: --dump {a.dump} does not exist", file=sys.stderr)
+        return 1
+    try:
+        device, ranks = pick_device(a.device)
+        model_file = a.model_config or MODELS[device]
+        model = read_json(model_file)
+        if model is None:
+            raise DemoError(f"--model-config {model_file} is missing or not JSON")
+        say(f"== [1/5] the corpus: pipeline to filtered/ ({a.data_dir / a.lang})")
+        prepare_text(a)
+        say("== [2/5] vocab, shards, probe, packed rows")
+        vocab_size = choose_vocab(a, model)
+        run_command(pipeline(a, "run", *(["--dump", a.dump] if a.dump else []), "--vocab-size",
+                             vocab_size, "--no-encode"), "pipeline run")
+        run_command(pipeline(a, "encode", "--pack", *[x for k, v in PACKED.items()
+                                                      for x in (f"--{k.replace('_', '-')}", v)]),
+                    "pipeline encode")
+        lang_dir, out = a.data_dir / a.lang, a.runs / f"{a.lang}_modern"
+        vocab_lines = sum(1 for _ in open(lang_dir / "vocab" / "vocab.txt", encoding="utf-8"))
+        out.mkdir(parents=True, exist_ok=True)
+        run_model = out / "model_config.json"   # the model, its vocab_size fitted to vocab.txt
+        run_model.write_text(json.dumps({**model, "vocab_size": -(-vocab_lines // 64) * 64}, indent=1))
+        hdf5 = lang_dir / output_folder_name(False, PACKED["max_seq"], PACKED["max_pred"],
+                                             PACKED["masked_lm_prob"], dupe_factor=1, packed=True)
+        say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}")
+        train(a, device, ranks, run_model, lang_dir / "vocab", hdf5, out)
+        say("== [4/5] export, held-out accuracy, fill-mask")
+        verdict = evaluate(a, out, out / "hf", hdf5)
+        say("== [5/5] probe and report")
+        results = probe(a, out / "hf", out / "probe")
+        run_command(pipeline(a, "report", "--run", out, *[x for r in results for x in ("--downstream", r)]),
+                    "pipeline report")
+    except DemoError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("Interrupted: rerun the same command to go on (finished steps are skipped, "
+              "training resumes from its last checkpoint)", file=sys.stderr)
+        return 130
+    say()
+    for line in verdict + [f"   report: {lang_dir / 'report.html'}"]:
+        say(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
