@@ -43,6 +43,32 @@ def _series(records: list[dict], key: str) -> tuple[list, list]:
     return [p[0] for p in pts], [p[1] for p in pts]
 
 
+def languages(evals: list[dict]) -> list[str]:
+    """The language codes of a multilingual run's eval records (`eval_mlm_acc/hr` ...)."""
+    found = {k.split("/", 1)[1] for r in evals for k in r if k.startswith("eval_mlm_acc/")}
+    return sorted(found)
+
+
+def _per_language(sec: Section, hp: dict, evals: list[dict]) -> None:
+    """A multilingual run: each language's sampling shares and last eval, and its eval curve."""
+    langs = languages(evals)
+    if not langs:
+        return
+    info, ev = hp.get("languages") or {}, evals[-1]
+    rows = [("language", "share of the samples", "sampling shares (start -> end)",
+             "last eval: mlm loss / acc")]
+    for code in langs:
+        shares = (info.get(code) or {}).get("sampling_shares") or []
+        sampled = " -> ".join(f"{x:.1%}" for x in (shares[0], shares[-1])) if shares else "-"
+        own = (info.get(code) or {}).get("sample_share")
+        loss, acc = ev.get(f"eval_mlm_loss/{code}"), ev.get(f"eval_mlm_acc/{code}")
+        rows.append((code, f"{own:.1%}" if isinstance(own, (int, float)) else "-", sampled,
+                     f"{loss:.4f} / {acc:.3f}" if loss is not None and acc is not None else "-"))
+    sec.add(table(rows))
+    sec.add(line_chart({f"{code} eval mlm acc": _series(evals, f"eval_mlm_acc/{code}") for code in langs},
+                       title="Held-out masked-LM accuracy per language"))
+
+
 def _one_run(sec: Section, run: Path) -> None:
     sec.add(f"<h3>{esc(run)}</h3>")
     train, evals = read_log(run)
@@ -73,6 +99,7 @@ def _one_run(sec: Section, run: Path) -> None:
         if n is not None and few_eval_instances(n):
             sec.warn(f"{run.name}: {few_eval_instances(n)}")
     sec.add(table(rows))
+    _per_language(sec, hp, evals)
     bad = [r["step"] for r in train if not math.isfinite(r.get("loss", float("nan")))]
     if bad:
         sec.warn(f"{run.name}: the loss is not finite from step {bad[0]} on")

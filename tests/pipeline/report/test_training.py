@@ -1,0 +1,27 @@
+"""The report's training section (pipeline/report/training.py) for a multilingual run: each
+language's share of the samples, its sampling shares at the start and the end of the schedule,
+its last held-out evaluation, and its curve."""
+from __future__ import annotations
+
+import json
+
+from pipeline.report.training import languages, training_section
+
+
+def test_a_multilingual_run_shows_each_language(tmp_path):
+    run = tmp_path / "multi"
+    run.mkdir()
+    lines = [{"step": s, "loss": 7 - s / 10, "mlm_loss": 7 - s / 10, "lr": 1e-3, "grad_norm": 1.0,
+              "samples_per_sec": 50.0, "epoch": 0} for s in range(1, 11)]
+    for s in (5, 10):
+        lines.append({"step": s, "eval_mlm_loss": 6.0, "eval_mlm_acc": 0.2, "eval_loss": 6.0, "eval_instances": 300,
+                      "eval_mlm_loss/uk": 6.5, "eval_mlm_acc/uk": 0.15 + s / 100,
+                      "eval_mlm_loss/vi": 5.5, "eval_mlm_acc/vi": 0.25 + s / 100})
+    (run / "train_log.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (run / "hparams.json").write_text(json.dumps({"phase": 1, "max_steps": 10, "languages": {
+        "uk": {"sample_share": 0.356, "sampling_shares": [0.456, 0.456]},
+        "vi": {"sample_share": 0.644, "sampling_shares": [0.544, 0.544]}}}))
+    html = training_section([run]).html()
+    assert languages([lines[-1]]) == ["uk", "vi"]
+    for text in ("35.6%", "45.6% -&gt; 45.6%", "0.250", "0.350", "Held-out masked-LM accuracy per language"):
+        assert text in html or text.replace("&gt;", ">") in html, text
