@@ -197,8 +197,7 @@ def trained_step(output_dir: Path) -> int:
 
 
 def torchrun_prefix(nproc: int) -> list:
-    # --standalone: a private rendezvous on a free port (nothing else on the machine can clash);
-    # trainer.launch is torchrun with Ctrl-C as the trainer's one line (shown as `torchrun`)
+    # --standalone: a private rendezvous on a free port; trainer.launch: torchrun, quiet on Ctrl-C
     return [sys.executable, "-m", "trainer.launch", "--standalone", f"--nproc_per_node={nproc}"]
 
 

@@ -104,7 +104,7 @@ def test_unfinished_training_resumes_with_torchrun_and_the_modern_recipe(tmp_pat
     demo.train(s)
     (cmd,) = calls
     words = [str(c) for c in cmd]
-    assert words[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    assert words[1:5] == ["-m", "trainer.launch", "--standalone", "--nproc_per_node=2"]   # torchrun, quiet on Ctrl-C
     assert "--resume_from_checkpoint" in words
     assert words[words.index("--max_steps") + 1] == "40"
     assert words[words.index("--input_dir") + 1].endswith("_packed")

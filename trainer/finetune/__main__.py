@@ -102,10 +102,11 @@ def _run(args) -> int:
     from trainer.finetune.tasks import make_task
 
     quiet_transformers()
-    log_to_file(args)
     try:
-        # refuse before the training time is spent, not at the first prediction file
+        # refuse before the training time is spent, not at the first prediction file, and
+        # before anything (the log) is written there
         check_free_space(args.output_dir, output_bytes(args), "the predictions and results")
+        log_to_file(args)
         task = make_task(args.task, args.files, args)
         for note in task.notes:
             logging.getLogger("trainer.finetune").info("note: %s", note)
