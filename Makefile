@@ -68,12 +68,15 @@ pretrain: setup
 demo: setup
 	$(PY) scripts/demo.py --data-dir $(DATA_DIR)/demo $(WORKERS_OPT) $(DEMO_OPTS)
 
+# Two pytest workers (pytest-xdist); --dist loadfile keeps a file's tests on one worker, so its
+# module fixtures (trained models, encoded shards) are built once.
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
-# Under 3 minutes on 2 cores: the tests marked slow, faults or slurm are left out (make test runs them).
+# Under 3 minutes on 2 cores: the tests marked slow, faults or slurm are left out (make test runs
+# them), the rest on two pytest workers (pytest-xdist).
 test-fast: setup
-	$(PY) -m pytest -q -m "not slow and not faults and not slurm"
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not faults and not slurm"
 
 lint: setup
 	$(VENV)/bin/ruff check .

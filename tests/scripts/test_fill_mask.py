@@ -43,6 +43,7 @@ def test_fill_mask_prints_predictions_and_nothing_else(tmp_path, family):
     assert res.stderr.strip() == ""          # no LOAD REPORT, no missing weights, no bar
 
 
+@pytest.mark.slow
 def test_a_sentence_without_mask_and_a_folder_without_model_are_one_line(tmp_path):
     pytest.importorskip("transformers")
     res = fill(tmp_path, "no mask here")

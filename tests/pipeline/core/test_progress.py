@@ -106,6 +106,7 @@ def test_durations():
     assert [duration(s) for s in (0.4, 40, 725, 7380)] == ["0 s", "40 s", "12 min 05 s", "2 h 03 min"]
 
 
+@pytest.mark.slow
 def test_pipeline_run_logged_to_a_file_has_plain_lines_and_no_carriage_return(sample_dump, tmp_path):
     """`make corpus ... 2> log`: the real CLI with stderr to a file."""
     log_file = tmp_path / "log"

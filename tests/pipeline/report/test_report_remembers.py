@@ -3,6 +3,7 @@ training and downstream sections that `pipeline report --run â€¦ --downstream â€
 they were lost); `--forget-runs` leaves them out."""
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import cli
@@ -10,6 +11,7 @@ from tests.helpers.downstream_results import write_results
 from tests.pipeline.report.test_report import sections, write_train_run
 
 
+@pytest.mark.slow
 def test_a_rerun_of_run_keeps_the_runs_and_results_a_report_added(sample_dump, tmp_path):
     data = tmp_path / "data"
     run_args = ["--data-dir", str(data), "--lang", "hu", "--workers", "1", "run", "--dump",

@@ -49,6 +49,7 @@ def runs(tmp_path_factory, sample_dump, hy_dump) -> tuple[Path, Path]:
     return out[0], out[1]
 
 
+@pytest.mark.slow
 def test_each_language_in_its_own_folder_one_joint_vocab_for_both(runs):
     data = runs[0]
     joint = data / "multi" / "hu+hy" / "vocab"
@@ -93,6 +94,7 @@ def test_the_same_bytes_for_one_and_two_workers(runs):
     assert [k for k in one if one[k] != two[k]] == []
 
 
+@pytest.mark.slow
 def test_a_rerun_skips_every_stage(runs, sample_dump, hy_dump):
     res = multi_run(runs[0], 1, sample_dump, hy_dump)
     assert res.exit_code == 0, res.output

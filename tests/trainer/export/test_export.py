@@ -127,6 +127,7 @@ def test_weights_that_do_not_fit_the_config(tmp_path, capsys):
     assert "do not fit the BERT config" in err and "layer.2" in err and len(err) < 300
 
 
+@pytest.mark.slow
 def test_module_entry_point(tmp_path):
     """`python -m trainer.export` runs from the repo root (one subprocess: ~3 s)."""
     make_run_dir(tmp_path / "run")

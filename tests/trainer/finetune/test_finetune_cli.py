@@ -43,6 +43,7 @@ def run_cli(*args) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
 
 
+@pytest.mark.slow
 def test_ner_learns_and_beats_random_init_over_seeds(files, tmp_path):
     out = tmp_path / "ner"
     r = run_cli("--model", files["hf"], "--task", "ner", "--train_file", files["root"] / "train.conll",
@@ -104,6 +105,7 @@ def test_a_learning_rate_grid_is_chosen_per_variant_on_validation(files, tmp_pat
         main(list(map(str, args[:-4] + ["--learning_rate", "1e-3,x"])))
 
 
+@pytest.mark.slow
 def test_classification_from_jsonl_with_a_named_text_column(files, tmp_path):
     r = run_cli("--model", files["hf"], "--task", "classify", "--train_file", files["root"] / "train.jsonl",
                 "--validation_file", files["root"] / "dev.jsonl", "--text_column", "sentence",
@@ -115,6 +117,7 @@ def test_classification_from_jsonl_with_a_named_text_column(files, tmp_path):
     assert res["pretrained"]["mean"] > 0.75
 
 
+@pytest.mark.slow
 def test_question_answering_finds_the_span(files, tmp_path):
     r = run_cli("--model", files["hf"], "--task", "qa", "--train_file", files["root"] / "train.json",
                 "--validation_file", files["root"] / "dev.json", "--output_dir", tmp_path,
@@ -185,6 +188,7 @@ def test_a_dev_label_never_seen_in_training_is_a_counted_note(files, tmp_path, c
     assert any("1 label(s) of 1 kind(s) never seen in training (B-NEW)" in n for n in res["notes"])
 
 
+@pytest.mark.slow
 def test_cross_lingual_transfer_tests_on_another_languages_probe(files, tmp_path):
     """--probe A --test_probe B: fine-tuned on A's probe, scored on B's test split only."""
     from tests.helpers.finetune_data import tagged_sentences

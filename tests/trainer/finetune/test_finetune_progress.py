@@ -39,6 +39,7 @@ def env(**more) -> dict:
     return {**os.environ, "PYTHONPATH": str(ROOT), **more}
 
 
+@pytest.mark.slow
 def test_start_line_progress_per_seed_lines_and_reused_seeds(data, tmp_path):
     out = tmp_path / "ft"
     cmd = command(data, out, "--seeds", "1,2", "--baseline", "random-init", "--epochs", "2",
@@ -72,6 +73,7 @@ def test_the_training_subset_is_seeded_and_in_file_order():
     assert limited_rows(rows, None) is rows and limited_rows(rows[:50], 100) == rows[:50]
 
 
+@pytest.mark.slow
 def test_ctrl_c_is_one_line_that_says_how_to_resume(data, tmp_path):
     out = tmp_path / "ft"
     proc = subprocess.Popen(command(data, out, "--seeds", "1,2,3", "--epochs", "50",

@@ -44,6 +44,7 @@ def test_schedules_warm_up_then_decay_to_zero_as_named():
     assert linear[11] == pytest.approx(0.5) and poly[11] == pytest.approx(0.5 ** 0.5)
 
 
+@pytest.mark.slow
 def test_a_killed_and_resumed_budget_run_gives_the_losses_of_its_max_steps(
         tiny_shards, tiny_bert_config, tiny_vocab, tmp_path):
     kw = dict(train_budget="2s", checkpoint_every=1000, log_every=1, lr_schedule="wsd",
