@@ -68,6 +68,7 @@ DATASETS = {
 # Present only where encode knows segmenter words (see the module doc); same checks when present.
 OPTIONAL_DATASETS = {
     "word_starts": (np.int8, "L"),
+    "doc_starts": (np.int8, "L"),   # packed rows: 1 where a document's segment starts
 }
 
 # Encode's defaults that name its output folder (one place: the CLI, `run` and the demo read them).
