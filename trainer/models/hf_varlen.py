@@ -8,9 +8,8 @@ window), positions from the batch's layout.
 
 transformers' attention modules call `ALL_ATTENTION_FUNCTIONS[config._attn_implementation]` with
 the keyword arguments of the model's forward: ours is registered as VARLEN and takes the layout
-from them (`doc_layout`). transformers builds no mask for an attention name its mask interface
-does not know (it passes None), so none is ever materialised, and ModernBERT is handed its
-dict of masks ready-made. The name lives only in the running model's config: save_pretrained
+from them (`doc_layout`). Its mask function, registered under the same name, builds none (so no
+[B, 1, L, L] mask is ever materialised), and ModernBERT is handed its dict of masks ready-made. The name lives only in the running model's config: save_pretrained
 does not write it, so an export loads with transformers' own default.
 """
 from __future__ import annotations
@@ -19,6 +18,7 @@ import copy
 
 import torch
 from transformers import AttentionInterface
+from transformers.masking_utils import AttentionMaskInterface
 
 from trainer.data.unpadding import Unpadded, real_tokens
 from trainer.models.varlen import pad_rows, varlen_attention
@@ -42,7 +42,13 @@ def varlen_attention_forward(module, query, key, value, attention_mask, dropout:
     return out[None], None
 
 
+def no_mask(*_args, **_kwargs) -> None:
+    """transformers' mask for VARLEN: none (the segments and windows come from the layout)."""
+    return None
+
+
 AttentionInterface.register(VARLEN, varlen_attention_forward)
+AttentionMaskInterface.register(VARLEN, no_mask)
 
 
 def unpadded_config(config):

@@ -31,13 +31,14 @@ from torch.utils.checkpoint import checkpoint
 from trainer.data.unpadding import Group, Unpadded
 
 MIN_BLOCK = 32   # the local blocks' least size: smaller ones cost more in overhead than they save
+BAND_MASK_WIDTH = 4       # local groups at most this many blocks wide: one SDPA with a band mask
 SCORES_AT_ONCE = 1 << 21   # with dropout: attention scores computed at once (8 MB in fp32)
 
 
 def pad_rows(x: torch.Tensor, info: Unpadded) -> torch.Tensor:
     """[T, ...] rows back into [B, L, ...], zeros at the padding slots."""
     out = x.new_zeros((info.batch * info.max_seqlen, *x.shape[1:]))
-    out = out.index_copy(0, info.indices, x)
+    out.index_copy_(0, info.indices, x)   # in place: a fresh tensor, no copy of the zeros
     return out.view(info.batch, info.max_seqlen, *x.shape[1:])
 
 
@@ -72,34 +73,44 @@ def varlen_attention(q, k, v, info: Unpadded, dropout_p: float = 0.0, window: in
         window = None                          # every segment fits in the window: plain attention
     if flash_varlen_usable(q):
         return flash_varlen_call(q, k, v, info, dropout_p, window, scale)
-    parts = [(_local if window is not None and window + 1 < g.width else _global)(
+    parts = [(_local if window is not None and g.width > BAND_MASK_WIDTH * _block(window) else _global)(
         q, k, v, g, info.positions, dropout_p, window, scale) for g in info.groups]
     if len(parts) == 1:                        # one group: all the rows, in order
         return parts[0][1]
     out = q.new_empty(q.shape[:-1] + v.shape[-1:])
     for rows, part in parts:
-        out = out.index_copy(0, rows, part)
+        out.index_copy_(0, rows, part)   # the groups' rows cover every row once
     return out
 
 
-def _gather(x: torch.Tensor, g: Group, slots: torch.Tensor, width: int) -> torch.Tensor:
-    """The group's tokens of x [T, h, d] in a padded [segments, heads, width, d], zeros between."""
-    out = x.new_zeros((g.segments * width, *x.shape[1:]))
-    out = out.index_copy(0, slots, x.index_select(0, g.rows))
-    return out.view(g.segments, width, *x.shape[1:]).transpose(1, 2)
+def _padding(g: Group, positions: torch.Tensor, width: int):
+    """(slots, sources, present) of the group padded to [segments, width]: token i goes to slot
+    slots[i]; slot s is read from row sources[s] of the unpadded tensors (a slot without a token
+    reads the group's first row: any finite value serves, the masks keep it out and its gradient
+    is 0); present[s] says whether a token is there."""
+    slots = g.segment * width + positions.index_select(0, g.rows)
+    n = g.segments * width
+    sources = g.rows[:1].expand(n).clone().index_copy_(0, slots, g.rows)
+    present = torch.zeros(n, dtype=torch.bool, device=slots.device).index_fill_(0, slots, True)
+    return slots, sources, present.view(g.segments, width)
 
 
-def _present(g: Group, slots: torch.Tensor, width: int) -> torch.Tensor:
-    """[segments, width] bool: which slots of the padded group hold a token."""
-    return torch.zeros(g.segments * width, dtype=torch.bool, device=slots.device).index_fill(
-        0, slots, True).view(g.segments, width)
+def _gather(x: torch.Tensor, sources: torch.Tensor, segments: int) -> torch.Tensor:
+    """x [T, heads, d] at `sources`, as [segments, heads, width, d]: one gather."""
+    return x.index_select(0, sources).view(segments, -1, *x.shape[1:]).transpose(1, 2)
 
 
 def _global(q, k, v, g: Group, positions, dropout_p, window, scale):
-    """(the group's rows, their output): one SDPA over its segments, padded to its width."""
-    slots = g.segment * g.width + positions.index_select(0, g.rows)
-    mask = _present(g, slots, g.width)[:, None, None, :]
-    out = _sdpa(*(_gather(t, g, slots, g.width) for t in (q, k, v)), mask, dropout_p, scale)
+    """(the group's rows, their output): one SDPA over its segments, padded to its width; with a
+    `window`, under a [width, width] band mask (for groups narrow enough that blocks gain
+    nothing)."""
+    slots, sources, present = _padding(g, positions, g.width)
+    mask = present[:, None, None, :]
+    if window is not None and window + 1 < g.width:
+        i = torch.arange(g.width, device=q.device)
+        band = (i[:, None] - i[None, :]).abs() <= window
+        mask = band & (mask | ~mask.transpose(2, 3))   # padding queries: anything in their band
+    out = _sdpa(*(_gather(t, sources, g.segments) for t in (q, k, v)), mask, dropout_p, scale)
     h, d = out.shape[1], out.shape[-1]
     return g.rows, out.transpose(1, 2).reshape(g.segments * g.width, h, d).index_select(0, slots)
 
@@ -119,14 +130,19 @@ def _sdpa(q, k, v, mask, dropout_p: float, scale):
                       for i in range(0, n, step)], dim=2)
 
 
+def _block(window: int) -> int:
+    """The local blocks' size: at least the window, so that two neighbours hold every key."""
+    return max(window, MIN_BLOCK)
+
+
 def _local(q, k, v, g: Group, positions, dropout_p, window, scale):
     """(the group's rows, their output): banded attention |q - k| <= window inside each segment,
     in blocks of c >= window tokens that see their two neighbours."""
-    c = max(window, MIN_BLOCK)
+    c = _block(window)
     nb = -(-g.width // c)                                   # blocks a segment
     width = nb * c
-    slots = g.segment * width + positions.index_select(0, g.rows)
-    present = _present(g, slots, width).view(g.segments, nb, c)
+    slots, sources, present = _padding(g, positions, width)
+    present = present.view(g.segments, nb, c)
 
     def blocks(t):      # [segments, heads, width, d] -> [segments * nb, heads, c, d]
         h, d = t.shape[1], t.shape[-1]
@@ -138,8 +154,8 @@ def _local(q, k, v, g: Group, positions, dropout_p, window, scale):
         t = torch.cat((t[:, :, :-2], t[:, :, 1:-1], t[:, :, 2:]), dim=3)
         return t.transpose(1, 2).reshape(g.segments * nb, h, 3 * c, d)
 
-    qb = blocks(_gather(q, g, slots, width))
-    kb, vb = (neighbours(_gather(t, g, slots, width)) for t in (k, v))
+    qb = blocks(_gather(q, sources, g.segments))
+    kb, vb = (neighbours(_gather(t, sources, g.segments)) for t in (k, v))
     # query r of block i is at i*c + r; key j of its window at (i-1)*c + j: the band is the same
     # for every block
     r = torch.arange(c, device=q.device)
