@@ -32,24 +32,14 @@ def v1_dir(tmp_path_factory):
     return packed_dir(tmp_path_factory.mktemp("v1"), 64, marks=False)
 
 
-@pytest.fixture(scope="module")
-def modern_cfg(tmp_path_factory):
-    path = tmp_path_factory.mktemp("mcfg") / "modernbert_test.json"
-    path.write_text(json.dumps({
-        "vocab_size": 200, "hidden_size": 32, "num_hidden_layers": 3, "num_attention_heads": 2,
-        "intermediate_size": 48, "max_position_embeddings": 256, "global_attn_every_n_layers": 3,
-        "local_attention": 16}))
-    return path
-
-
 MODERN = dict(model_type="modernbert", learning_rate=1e-3, optimizer="adamw")
 
 
-def test_within_is_the_default_where_the_files_mark_documents(v2_dir, modern_cfg, tiny_vocab,
+def test_within_is_the_default_where_the_files_mark_documents(v2_dir, modern_config, tiny_vocab,
                                                               tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="trainer")
     out = tmp_path / "run"
-    assert main(base_args(v2_dir, modern_cfg, out, vocab=tiny_vocab, max_steps=2, checkpoint_every=2,
+    assert main(base_args(v2_dir, modern_config, out, vocab=tiny_vocab, max_steps=2, checkpoint_every=2,
                           eval_every=2, **MODERN)) == 0
     assert json.loads((out / "hparams.json").read_text())["doc_attention"] == "within"
     assert any(r.getMessage().startswith("doc_attention within: each document") for r in caplog.records)
@@ -63,22 +53,22 @@ def test_within_is_the_default_where_the_files_mark_documents(v2_dir, modern_cfg
     assert "| attention | within each document" in (tmp_path / "hf" / "README.md").read_text()
 
 
-def test_files_without_the_marks_attend_across_with_one_line(v1_dir, modern_cfg, tiny_vocab,
+def test_files_without_the_marks_attend_across_with_one_line(v1_dir, modern_config, tiny_vocab,
                                                              tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="trainer")
     out = tmp_path / "run"
-    assert main(base_args(v1_dir, modern_cfg, out, vocab=tiny_vocab, max_steps=1, **MODERN)) == 0
+    assert main(base_args(v1_dir, modern_config, out, vocab=tiny_vocab, max_steps=1, **MODERN)) == 0
     assert json.loads((out / "hparams.json").read_text())["doc_attention"] == "across"
     (line,) = [r.getMessage() for r in caplog.records if "doc_attention" in r.getMessage()]
     assert "do not mark where documents start" in line and "pipeline encode --pack" in line
 
 
 @pytest.mark.parametrize("data", ["v1", "pairs"])
-def test_within_asked_of_files_without_marks_is_one_error_line(data, v1_dir, tiny_shards, modern_cfg,
+def test_within_asked_of_files_without_marks_is_one_error_line(data, v1_dir, tiny_shards, modern_config,
                                                                tiny_vocab, tmp_path, capsys):
     folder = v1_dir if data == "v1" else tiny_shards
     out = tmp_path / "run"
-    assert main(base_args(folder, modern_cfg, out, vocab=tiny_vocab, doc_attention="within",
+    assert main(base_args(folder, modern_config, out, vocab=tiny_vocab, doc_attention="within",
                           **MODERN)) == 1
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("Error: --doc_attention within:")
@@ -93,26 +83,26 @@ def test_rows_of_sentence_pairs_keep_their_path(tiny_shards, tiny_bert_config, t
     assert hp["doc_attention"] is None and hp["unpad"] is False
 
 
-def test_a_resume_cannot_change_doc_attention(v2_dir, modern_cfg, tiny_vocab, tmp_path, capsys):
+def test_a_resume_cannot_change_doc_attention(v2_dir, modern_config, tiny_vocab, tmp_path, capsys):
     out = tmp_path / "run"
     kw = dict(vocab=tiny_vocab, max_steps=4, checkpoint_every=2, **MODERN)
-    assert main(base_args(v2_dir, modern_cfg, out, steps_this_run=2, **kw)) == 0
+    assert main(base_args(v2_dir, modern_config, out, steps_this_run=2, **kw)) == 0
     capsys.readouterr()
-    assert main(base_args(v2_dir, modern_cfg, out, resume_from_checkpoint=True,
+    assert main(base_args(v2_dir, modern_config, out, resume_from_checkpoint=True,
                           doc_attention="across", **kw)) == 1
     (line,) = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("Error:")]
     assert "attention changed since the checkpoint" in line and "--doc_attention within" in line
-    assert main(base_args(v2_dir, modern_cfg, out, resume_from_checkpoint=True, **kw)) == 0
+    assert main(base_args(v2_dir, modern_config, out, resume_from_checkpoint=True, **kw)) == 0
     assert [r["step"] for r in read_log(out) if "loss" in r] == [1, 2, 3, 4]
 
 
 @pytest.mark.slow
 def test_two_ranks_train_modernbert_within_documents_and_the_export_reads_a_document_alone(
-        modern_cfg, tiny_vocab, tmp_path):
+        modern_config, tiny_vocab, tmp_path):
     data = packed_dir(tmp_path / "data", 256, docs=60)
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           str(SCRIPT), *base_args(data, modern_cfg, out, vocab=tiny_vocab, max_steps=6,
+           str(SCRIPT), *base_args(data, modern_config, out, vocab=tiny_vocab, max_steps=6,
                                    train_batch_size=2, checkpoint_every=6, eval_every=6, **MODERN)]
     res = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
