@@ -18,8 +18,9 @@ writes them (tests/helpers/packed_rows.py: documents of L/4 to 2L tokens, [CLS] 
              mask), both attending across the documents of a row
 
 One step = forward + backward + AdamW step, train mode; the table gives the median over --steps
-steps after two warm-up steps, tokens/s of the real tokens, and the peak RSS of the process that
-ran them above what it held once the model and batch were built. Each (model, L, path) runs in
+steps after two warm-up steps, tokens/s of the real tokens (wall clock), the ratio also of the
+steps' process CPU time (steadier where other jobs share the cores), and the peak RSS of the
+process that ran them above what it held once the model and batch were built. Each (model, L, path) runs in
 a process of its own, one after the other, once.
 """
 from __future__ import annotations
@@ -61,16 +62,17 @@ def one(name: str, seq_len: int, path: str, steps: int, tokens: int) -> dict:
     batch = packed_batch(seq_len, max(1, tokens // seq_len), unpad=unpad, vocab_size=VOCAB)
     real = int(batch["input_mask"].sum())
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    times = []
+    times, cpu = [], []
     for i in range(steps + 2):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         model(**batch).loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
         if i >= 2:
             times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
     step = statistics.median(times)
-    return {"step_s": step, "tokens_per_s": real / step,
+    return {"step_s": step, "tokens_per_s": real / step, "cpu_s": statistics.median(cpu),
             "peak_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024,
             "segments": batch["unpadded"].segments if unpad else None, "rows": len(batch["input_ids"])}
 
@@ -98,8 +100,8 @@ def main(argv=None) -> None:
     print(f"CPU, 1 thread, {args.tokens} tokens a step, median of {args.steps} steps "
           "(forward + backward + AdamW)\n")
     print("| model | L | rows x segments | today tokens/s | within tokens/s | within / today "
-          "| today peak MB | within peak MB |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| (CPU time) | today peak MB | within peak MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in CONFIGS:
         for seq_len in LENGTHS:
             today = run(name, seq_len, "today", args.steps, args.tokens)
@@ -107,6 +109,7 @@ def main(argv=None) -> None:
             print(f"| {name} | {seq_len:,} | {within['rows']} x {within['segments'] / within['rows']:.1f} "
                   f"| {today['tokens_per_s']:,.0f} | {within['tokens_per_s']:,.0f} "
                   f"| {within['tokens_per_s'] / today['tokens_per_s']:.2f} "
+                  f"| {today['cpu_s'] / within['cpu_s']:.2f} "
                   f"| {today['peak_mb']:,.0f} | {within['peak_mb']:,.0f} |", flush=True)
 
 

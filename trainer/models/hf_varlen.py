@@ -9,8 +9,9 @@ window), positions from the batch's layout.
 transformers' attention modules call `ALL_ATTENTION_FUNCTIONS[config._attn_implementation]` with
 the keyword arguments of the model's forward: ours is registered as VARLEN and takes the layout
 from them (`doc_layout`). Its mask function, registered under the same name, builds none (so no
-[B, 1, L, L] mask is ever materialised), and ModernBERT is handed its dict of masks ready-made. The name lives only in the running model's config: save_pretrained
-does not write it, so an export loads with transformers' own default.
+[B, 1, L, L] mask is ever materialised), and ModernBERT is handed its dict of masks ready-made.
+The name lives only in the running model's config: save_pretrained does not write it, so an
+export loads with transformers' own default.
 """
 from __future__ import annotations
 

@@ -13,14 +13,18 @@ run takes. Elsewhere (CPU, fp32) no N x N mask is ever built:
 
 - global attention: the segments are gathered into padded batches [segments, width], a group
   of segments of similar length at a time (unpadding.py's `groups`), for one
-  `scaled_dot_product_attention` each with a key mask;
-- local attention: each group's segments are cut into blocks of c >= window tokens and every
-  block attends to itself and its two neighbours under a [c, 3c] band mask, so a local layer
-  costs O(T * window), not O(L^2); a group whose segments fit in the window is global.
+  `scaled_dot_product_attention` each with a key mask [segments, 1, 1, width] (CPU's
+  memory-efficient kernel);
+- local attention: a group wider than BAND_MASK_WIDTH blocks is cut into blocks of
+  c = max(window, MIN_BLOCK) tokens, and every block attends to itself and its two neighbours
+  under a [c, 3c] band mask, so a local layer costs O(T * window), not O(L^2); a narrower group
+  takes one SDPA under a [width, width] band, and one whose segments fit in the window is global;
+- attention dropout sends CPU's SDPA to its math kernel, which keeps every probability for the
+  backward: the queries then go in chunks, each recomputed in the backward (`_sdpa`).
 
-Padding queries (the slots of a group past a segment's end) may look at anything in their band,
-so no softmax row is empty (an empty one is NaN, whose gradient would reach the real keys); their
-outputs are dropped.
+Padding slots of a group hold a copy of a real row (finite, masked out as keys, their outputs
+dropped, their gradient 0); as queries they may look at anything in their band, so no softmax
+row is empty (an empty one is NaN, whose gradient would reach the real keys).
 """
 from __future__ import annotations
 
@@ -69,10 +73,10 @@ def varlen_attention(q, k, v, info: Unpadded, dropout_p: float = 0.0, window: in
                      scale: float | None = None) -> torch.Tensor:
     """Attention of each segment's tokens among themselves (`window`: only those at most that
     many positions away); q, k, v and the result [T, heads, head_dim]."""
-    if window is not None and window + 1 >= info.longest:
-        window = None                          # every segment fits in the window: plain attention
     if flash_varlen_usable(q):
         return flash_varlen_call(q, k, v, info, dropout_p, window, scale)
+    if window is not None and window + 1 >= info.longest:
+        window = None                          # every segment fits in the window: plain attention
     parts = [(_local if window is not None and g.width > BAND_MASK_WIDTH * _block(window) else _global)(
         q, k, v, g, info.positions, dropout_p, window, scale) for g in info.groups]
     if len(parts) == 1:                        # one group: all the rows, in order
@@ -116,7 +120,7 @@ def _global(q, k, v, g: Group, positions, dropout_p, window, scale):
 
 
 def _sdpa(q, k, v, mask, dropout_p: float, scale):
-    """scaled_dot_product_attention of [N, heads, n, d] under a key mask [N, 1, 1, n]. With
+    """scaled_dot_product_attention of [N, heads, n, d] under a mask [N, 1, 1 or n, n]. With
     dropout CPU's SDPA takes its math kernel, which keeps the [N, heads, n, n] probabilities for
     the backward (0.9 GB for 4 rows of 2,048 in a tiny BERT): then the queries go in chunks of
     at most SCORES_AT_ONCE scores, each recomputed in the backward (torch.utils.checkpoint, the
@@ -125,9 +129,12 @@ def _sdpa(q, k, v, mask, dropout_p: float, scale):
     if not dropout_p or N * h * n * k.shape[2] <= SCORES_AT_ONCE:
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale)
     step = max(1, SCORES_AT_ONCE // (N * h * k.shape[2]))
-    return torch.cat([checkpoint(F.scaled_dot_product_attention, q[:, :, i:i + step], k, v,
-                                 attn_mask=mask, dropout_p=dropout_p, scale=scale, use_reentrant=False)
-                      for i in range(0, n, step)], dim=2)
+    chunks = []
+    for i in range(0, n, step):
+        rows = mask if mask.shape[2] == 1 else mask[:, :, i:i + step]
+        chunks.append(checkpoint(F.scaled_dot_product_attention, q[:, :, i:i + step], k, v,
+                                 attn_mask=rows, dropout_p=dropout_p, scale=scale, use_reentrant=False))
+    return torch.cat(chunks, dim=2)
 
 
 def _block(window: int) -> int:

@@ -20,16 +20,24 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.mark.parametrize("window", [None, 1, 3, 8, 33, 99, 200])
-@pytest.mark.parametrize("block", [None, 2, 8])
+@pytest.mark.parametrize("block", [None, 2, 8, "chunks"])
 def test_cpu_attention_equals_the_dense_masked_reference(window, block, monkeypatch):
-    if block is not None:   # blocks as small as the window allows: many blocks a segment
+    """`block`: blocks as small as the window allows (many blocks a segment); "chunks": the
+    queries in chunks of 300 scores, as with attention dropout (a dropout of 1e-12, which drops
+    nothing here, takes that path)."""
+    dropout = 0.0
+    if block == "chunks":
+        monkeypatch.setattr("trainer.models.varlen.SCORES_AT_ONCE", 300)
+        dropout = 1e-12
+    elif block is not None:
         monkeypatch.setattr("trainer.models.varlen.MIN_BLOCK", block)
     info = layout(ROWS, 100)
     assert len(info.groups) == 2 and info.longest == 100
     torch.manual_seed(0)
     T = info.indices.numel()
     q, k, v = (torch.randn(T, 3, 8, dtype=torch.float64, requires_grad=True) for _ in range(3))
-    got, want = varlen_attention(q, k, v, info, window=window), dense_reference(q, k, v, info, window)
+    got = varlen_attention(q, k, v, info, dropout_p=dropout, window=window)
+    want = dense_reference(q, k, v, info, window)
     torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-10)
     w = torch.randn_like(want)   # gradients of a loss that weighs every output differently
     for a, b in zip(torch.autograd.grad((got * w).sum(), (q, k, v)),
