@@ -55,7 +55,7 @@ def write_packed_file(shard: Path, out_file: Path, encoder, spec, task_seed: int
         rng = np.random.default_rng([task_seed & 0xFFFFFFFF, task_seed >> 32, 2])
         masked = 0
         context: dict = {}
-        optional = ("doc_starts",) + (("word_starts",) if corpus.word_starts is not None else ())
+        optional = ("doc_starts",) + (("word_starts",) if corpus.starts_file is not None else ())
         with atomic_path(out_file) as tmp:
             with InstanceFileWriter(tmp, len(plan), max_seq, max_pred, optional=optional,
                                     attrs={PACKED_ATTR: PACKED_LAYOUT, **attrs}) as writer:
@@ -68,7 +68,7 @@ def write_packed_file(shard: Path, out_file: Path, encoder, spec, task_seed: int
         return {
             "shard": shard.name, "file": out_file.name, "instances": len(plan),
             "documents": corpus.n_docs, "sentences": corpus.n_sentences,
-            "tokens": int(len(corpus.tokens)), "text_bytes": shard.stat().st_size,
+            "tokens": corpus.n_tokens, "text_bytes": shard.stat().st_size,
             "random_next": 0, "masked": masked, "real_tokens": context.pop("real"),
             "context_tokens": context, "long_article_tokens": tokens_in_long_articles(lengths),
             "article_max": int(lengths.max()), "article_token_bins": length_bins(lengths),

@@ -147,9 +147,10 @@ def pack_batch(corpus, plan: PackedPlan, rows: range, masker, rng: np.random.Gen
     ids[is_cls] = masker.cls_id
     ids[is_sep] = masker.sep_id
     starts = None
-    if corpus.word_starts is not None:
+    word_starts = corpus.word_starts
+    if word_starts is not None:
         starts = is_cls | is_sep                                  # words of their own
-        starts[body] = corpus.word_starts[tok]
+        starts[body] = word_starts[tok]
         starts[:, 1:] |= body[:, 1:] & is_cls[:, :-1]            # a segment's first token
     out = masker.mask_rows(ids, body, rng, starts=None if starts is None else starts & body)
     out["input_mask"] = real.view(np.int8)

@@ -4,10 +4,14 @@ size.
 
 Usage:
     with spilled_corpus(shard, encoder, work_dir) as corpus:     # a SpilledCorpus
-        corpus.tokens              # int32 memmap: every kept sentence's ids, back to back
+        corpus.tokens[index]       # int32 memmap: every kept sentence's ids, back to back
         corpus.doc_token_bounds    # int64 [D+1]: document d is tokens[b[d]:b[d+1]]
         corpus.word_starts         # bool memmap (a tokenizer or segmenter that gives them) or None
     # the temporary files are gone
+
+`tokens` and `word_starts` map the file anew at each access: the pages one batch of rows read
+leave the process when its gather is done (an index copies), so the resident memory stays a
+batch's, not the shard's, however far the encode has read.
 
 The text is read and tokenised a block of lines at a time (instances.tokenised_blocks, the
 rules of Corpus.from_file: a blank line starts a document, lines without pieces and documents
@@ -34,14 +38,28 @@ from .instances import BLOCK_CHARS, tokenised_blocks
 class SpilledCorpus:
     """The documents of one shard as word-piece ids on disk (the surface packing reads)."""
 
-    tokens: np.ndarray                # int32, memory-mapped
+    ids_file: Path
+    starts_file: Path | None          # the word starts, where the encoder gives them
     doc_token_bounds: np.ndarray      # int64 [D+1]
     n_sentences: int
-    word_starts: np.ndarray | None = None
 
     @property
     def n_docs(self) -> int:
         return len(self.doc_token_bounds) - 1
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.doc_token_bounds[-1])
+
+    @property
+    def tokens(self) -> np.ndarray:
+        """int32 [T], mapped for this access (see the module doc)."""
+        return _mapped(self.ids_file, np.int32, self.n_tokens)
+
+    @property
+    def word_starts(self) -> np.ndarray | None:
+        """bool [T] or None, mapped for this access."""
+        return None if self.starts_file is None else _mapped(self.starts_file, bool, self.n_tokens)
 
 
 def _temporary(folder: Path, name: str, what: str) -> Path:
@@ -87,10 +105,8 @@ def spilled_corpus(path: str | os.PathLike, wordpiece, folder: str | os.PathLike
         bounds = np.zeros(len(length) + 1, dtype=np.int64)
         np.cumsum(length, out=bounds[1:])
         assert bounds[-1] == n_tokens, (bounds[-1], n_tokens)
-        yield SpilledCorpus(
-            tokens=_mapped(files[0], np.int32, n_tokens), doc_token_bounds=bounds,
-            n_sentences=n_sentences,
-            word_starts=_mapped(files[1], bool, n_tokens) if with_starts else None)
+        yield SpilledCorpus(ids_file=files[0], starts_file=files[1] if with_starts else None,
+                            doc_token_bounds=bounds, n_sentences=n_sentences)
     finally:
         for f in files:
             with contextlib.suppress(OSError):
