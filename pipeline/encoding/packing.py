@@ -44,8 +44,7 @@ class PackedPlan:
 
     max_seq: int
     slot_start: np.ndarray   # int64 [K+1]: stream position of slot k's [CLS]; [K] the stream's end
-    slot_tok: np.ndarray     # int64 [K]: corpus index of slot k's first token
-    slot_doc: np.ndarray     # int64 [K]: the document in slot k (K = documents x passes)
+    slot_tok: np.ndarray     # int64 [K]: corpus index of slot k's first token (K: documents x passes)
     sync_row: np.ndarray     # int64 [S]: the rows that begin at a document's own [CLS] (row 0 too)
     sync_pos: np.ndarray     # int64 [S]: ... and that [CLS]'s stream position
     n_rows: int
@@ -82,7 +81,7 @@ def plan_packed(corpus, max_seq: int, dupe_factor: int, seed: int) -> PackedPlan
     np.cumsum(np.diff(bounds)[order] + 2, out=slot_start[1:])   # + its [CLS] and [SEP]
     sync_row, sync_pos = _sync_points(slot_start, max_seq)
     total = int(slot_start[-1])
-    plan = PackedPlan(max_seq, slot_start, bounds[:-1][order], order, sync_row, sync_pos,
+    plan = PackedPlan(max_seq, slot_start, bounds[:-1][order], sync_row, sync_pos,
                       n_rows=0, length=total)
     if total:
         left = total - int(sync_pos[-1])           # stream tokens from the last synced row on
