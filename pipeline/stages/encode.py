@@ -87,7 +87,8 @@ log = logging.getLogger("pipeline")
 SHARD_PATTERNS = ("*_training_*.txt", "*_test_*.txt")
 # Recorded in the manifest's options: bump it when the instances written for the same inputs
 # change, so that finished runs of the old code are not taken for current ones. (Packed rows
-# record their layout instead, `packed_layout`: pair runs' manifests stay as they were.)
+# record their layout as the run's rules instead, `packed_layout`: a run of another layout is
+# redone, and pair runs' manifests stay as they were.)
 ENCODER_VERSION = 1
 # HDF5 bytes per shard text byte and dupe pass, for the free-space check (measured 0.31-0.53:
 # ukwiki at 128/20 and 512/80, the demo sample at 128/20).
@@ -297,13 +298,15 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
         options["word_segmenter"] = segmenter
     if pack:                    # likewise: pair manifests stay as they were
         options["pack"] = True
-        options["packed_layout"] = PACKED_LAYOUT   # finished runs of another layout: redone
         del options["short_seq_prob"]
     if is_tokenizer:            # and vocab.txt manifests' options too
         options["tokenizer"] = {"kind": spec.kind, "fingerprint": spec.fingerprint}
+    # packed rows of another layout (a finished run of the encode before) are redone, with a line
+    rules = {"packed_layout": PACKED_LAYOUT} if pack else {}
     run = StageRun("encode", root, options, fingerprint_inputs([in_dir, *_tokenizer_inputs(spec)]), force=force,
                    workers=workers, expected_bytes=int(HDF5_BYTES_PER_TEXT_BYTE * dupe_factor
-                                                       * sum(s.stat().st_size for s in shards)))
+                                                       * sum(s.stat().st_size for s in shards)),
+                   rules=rules)
     if run.complete:
         return run.skip()
 

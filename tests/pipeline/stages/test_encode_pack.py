@@ -1,7 +1,7 @@
 """`pipeline encode --pack` (layout 2): files marked `packed = 2` with doc_starts that pass the
 contract, the same bytes for any --workers, rows of 8,192 tokens, the context figures of the
 summary on a hand-made corpus, inspect and the report showing them, and a finished run of the
-layout before not taken for a current one."""
+layout before redone."""
 from __future__ import annotations
 
 import json
@@ -13,7 +13,6 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import cli
-from pipeline.core.errors import StageError
 from pipeline.encoding.hdf5_format import PACKED_ATTR, check_file, is_packed, packed_layout
 from pipeline.encoding.instances import Corpus
 from pipeline.report.hdf5 import hdf5_section
@@ -63,7 +62,7 @@ def test_encode_pack_writes_layout_2_that_inspect_and_the_report_show(data_dir, 
     copied.write_bytes(files[0].read_bytes())
     assert packed_layout(copied) == 2
     manifest = json.loads((folder / "manifest.json").read_text())
-    assert manifest["options"]["pack"] is True and manifest["options"]["packed_layout"] == 2
+    assert manifest["options"]["pack"] is True and manifest["rules"] == {"packed_layout": 2}
     s = manifest["summary"]
     assert s["packed_layout"] == 2 and s["real_token_share"] >= 0.9
     assert set(s["article_tokens"]) == {f"p{q}" for q in range(10, 100, 10)} | {"max"}
@@ -142,14 +141,21 @@ def test_the_summary_on_a_hand_made_corpus(tmp_path):
     assert s["real_token_share"] == round(real / (3 * 2048), 4)
 
 
-def test_a_finished_run_of_the_layout_before_is_not_taken_for_current(data_dir, tmp_path):
+def test_a_finished_run_of_the_layout_before_is_redone(data_dir, tmp_path, caplog):
     out = tmp_path / "o"
     s = encode(data_dir=data_dir, lang="xx", workers=1, pack=True, max_seq=32, max_pred=5,
                dupe_factor=1, output=out)
     manifest = Path(s["output"]).parent / "manifest.json"
     m = json.loads(manifest.read_text())
-    del m["options"]["packed_layout"]                 # as the encode before layout 2 wrote it
+    del m["rules"]                                    # as the encode before layout 2 wrote it
     manifest.write_text(json.dumps(m))
-    with pytest.raises(StageError, match="packed_layout: None -> 2"):
-        encode(data_dir=data_dir, lang="xx", workers=1, pack=True, max_seq=32, max_pred=5,
-               dupe_factor=1, output=out)
+    files = sorted(Path(s["output"]).glob("*.hdf5"))
+    with h5py.File(files[0], "a") as f:              # and its files
+        f.attrs[PACKED_ATTR] = 1
+        del f["doc_starts"]
+    assert packed_layout(files[0]) == 1
+    again = encode(data_dir=data_dir, lang="xx", workers=1, pack=True, max_seq=32, max_pred=5,
+                   dupe_factor=1, output=out)
+    assert "made by other rules" in caplog.text and again == s
+    assert packed_layout(files[0]) == 2 and check_file(files[0]).seq_len == 32
+    assert json.loads(manifest.read_text())["rules"] == {"packed_layout": 2}
