@@ -13,6 +13,7 @@ Usage:
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from common.atomic import atomic_path
@@ -71,13 +72,14 @@ class ParquetParts:
         """`table` (of the schema) as one row group."""
         if not table.num_rows:
             return
-        if self._writer is None:
-            _, pq = require_pyarrow()
-            self._atomic = atomic_path(self.path)
-            tmp = self._atomic.__enter__()
-            self._writer = pq.ParquetWriter(str(tmp), self.schema, compression=COMPRESSION,
-                                            compression_level=COMPRESSION_LEVEL)
-        self._writer.write_table(table, row_group_size=table.num_rows)
+        with self._named():
+            if self._writer is None:
+                _, pq = require_pyarrow()
+                self._atomic = atomic_path(self.path)
+                tmp = self._atomic.__enter__()
+                self._writer = pq.ParquetWriter(str(tmp), self.schema, compression=COMPRESSION,
+                                                compression_level=COMPRESSION_LEVEL)
+            self._writer.write_table(table, row_group_size=table.num_rows)
         self.rows += table.num_rows
         self.groups += 1
 
@@ -86,7 +88,21 @@ class ParquetParts:
             if exc_type is None:
                 self.flush()
             if self._writer is not None:
-                self._writer.close()
-        finally:
-            if self._atomic is not None:
-                self._atomic.__exit__(exc_type, exc, tb)
+                with self._named():
+                    self._writer.close()
+        except BaseException as error:
+            if self._atomic is not None:   # the temporary goes
+                self._atomic.__exit__(type(error), error, error.__traceback__)
+            raise
+        if self._atomic is not None:
+            self._atomic.__exit__(exc_type, exc, tb)
+
+    @contextlib.contextmanager
+    def _named(self):
+        """pyarrow's failed write names no file (pipeline/core/os_errors.py needs one): ours."""
+        try:
+            yield
+        except OSError as exc:
+            if exc.filename is None:
+                exc.filename = str(self.path)
+            raise

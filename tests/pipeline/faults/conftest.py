@@ -56,6 +56,7 @@ STAGES = {   # every stage of the registry that writes (inspect and clean only r
     "encode": StageCell(("--max-seq", "128", "--max-pred", "20", "--dupe-factor", "1"), ENCODED,
                         output_is_parent=True),
     "probe": StageCell((), "probe"),
+    "export": StageCell(("--format", "parquet"), "export/parquet"),
     "report": StageCell((), "report.html"),
 }
 
