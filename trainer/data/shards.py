@@ -5,9 +5,11 @@
     shards.packed                          # rows of `encode --pack` (no sentence pairs)
     shards.doc_starts                      # ... that mark where their documents start
     arrays = read_shard(path, rows)        # {dataset: numpy array}
+    read_shard(path, rows, optional=("doc_starts",))   # and those optional datasets the file has
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,16 +102,19 @@ def find_shards(input_dir: str | Path, label: str | None = None) -> Shards:
 
 
 def read_shard(path: Path, index: np.ndarray | None = None,
-               optional: bool | tuple[str, ...] = False) -> dict[str, np.ndarray]:
+               optional: bool | Iterable[str] = False) -> dict[str, np.ndarray]:
     """Whole datasets at once (each gzip chunk decompressed once), then `index` rows; with
-    `optional`, also the contract's optional datasets the file has (word_starts, doc_starts),
-    or those of them named."""
+    `optional` True, also the contract's optional datasets the file has (word_starts,
+    doc_starts); given names (e.g. ("doc_starts",)), those of them the file has."""
     import h5py
 
+    if isinstance(optional, bool):
+        wanted = list(OPTIONAL_DATASETS) if optional else []
+    else:
+        wanted = [k for k in OPTIONAL_DATASETS if k in set(optional)]
     out = {}
-    wanted = OPTIONAL_DATASETS if optional is True else (optional or ())
     with h5py.File(path, "r") as fh:
-        keys = list(DATASETS) + [k for k in OPTIONAL_DATASETS if k in wanted and k in fh]
+        keys = list(DATASETS) + [k for k in wanted if k in fh]
         for key in keys:
             arr = fh[key][()]
             out[key] = arr if index is None else arr[index]

@@ -26,7 +26,7 @@ from tests.pipeline.faults.conftest import STAGES, leftovers, output_hashes, run
 FILL_AT = {"download": 0, "report": 0, "vocab": 1, "encode": 3}
 READ_ONLY_AT = {"download": 0, "report": 0, "vocab": 1, "encode": 3}
 EIO_AT = {"download": 0, "encode": 3, "filter": 3, "ingest": 3, "report": 0}
-KILL_AT = {"download": 1, "dedup": 4, "vocab": 2, "encode": 4, "report": 1}
+KILL_AT = {"download": 1, "dedup": 4, "vocab": 2, "encode": 4, "report": 1, "export": 3}
 pytestmark = pytest.mark.faults
 
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tests.helpers.packed_rows import counting_documents, mask_rows, pack_documents, write_packed_shard
+from tests.helpers.packed_rows import (
+    counting_documents,
+    documents_of_rows,
+    mask_rows,
+    pack_documents,
+    write_packed_shard,
+)
 from trainer.data import DataError, ShardedTrainData, eval_batches, find_shards
 from trainer.data.loader import to_batch
 from trainer.data.unpadding import MIN_GROUP_WIDTH, host_unpadded, real_tokens
@@ -26,6 +32,16 @@ def test_packed_rows_of_the_second_layout():
     assert rows["doc_starts"].tolist() == [[1, 0, 0, 0, 0, 1, 0, 0], [1] + [0] * 7,
                                            [1, 0, 1, 0, 0, 0, 0, 0]]
     assert rows["input_mask"].sum(1).tolist() == [8, 8, 6]
+
+
+def test_the_fixture_rows_follow_the_encoders_layout():
+    """Read back by the encode tests' reader, which checks the layout's rules on the way (every
+    row starts with [CLS], doc_starts marks exactly the [CLS]s, one document a segment, a row
+    continues a document exactly when it had not ended), the rows give the documents."""
+    docs = counting_documents(30, (1, 90), seed=3)
+    rows = pack_documents(docs, seq_len=32)
+    back = documents_of_rows(rows["input_ids"], rows["input_mask"], rows["doc_starts"], CLS, SEP)
+    assert back == [tuple(d) for d in docs]
 
 
 def test_the_layout_of_packed_rows_within_and_across_documents():
