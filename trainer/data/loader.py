@@ -7,8 +7,11 @@ seamlessly (a micro-batch may straddle an epoch boundary), so the position is on
 samples consumed. With a `masker` (--masking dynamic, trainer/data/masking.py) the rows get new
 masks after they are loaded, keyed by (seed, epoch, global sample index): the same on any number
 of ranks. The masking runs in a thread of its own while the next piece is read (three pieces in
-memory). With `unpad` each batch also carries where its real tokens are, found on the host
-(trainer/data/unpadding.py), for training, evaluation and the budget's timing alike.
+memory). With `unpad` each batch also carries its layout, found on the host
+(trainer/data/unpadding.py), for training, evaluation and the budget's timing alike: where its
+real tokens are and, with `doc_attention="within"`, where each document of a packed row starts
+(the rows' doc_starts, read from the files, also in the batch). The loader's state records
+`doc_attention`, so a resume cannot change it.
 
     data = ShardedTrainData(find_shards(input_dir).train, batch_size=32, seed=42,
                             rank=0, world_size=1)
