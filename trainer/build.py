@@ -4,6 +4,7 @@ rank fails alike with one TrainError), then the model, the optimisation and the 
 
     start = plan_start(config, family)      # trainer/start.py: model config, tokenizers
     shards, masker, languages = check_inputs(config, family, start)   # languages: [] for one folder
+    config, note = check_attention(config, family, shards)   # --doc_attention from the data
     model = build_model(config, family, start, env, init_weights=...)
     opt = build_optimization(config, model, env)            # Optimization
     data = build_loader(config, shards, env, family.vocab_size(start.model_config), masker, languages)
@@ -17,7 +18,9 @@ import torch
 
 from trainer.checkpoint.files import load_model_weights
 from trainer.checkpoint.layout import CheckpointError, resolve_model_file
+from trainer.config.checks import ConfigError
 from trainer.config.languages import parse_alpha_schedule, schedule_steps
+from trainer.config.resolved import resolve_doc_attention
 from trainer.data.loader import ShardedTrainData
 from trainer.data.masking import MaskingError, build_masker
 from trainer.data.mixture import MixedTrainData, combined_shards, find_languages
@@ -57,6 +60,16 @@ def check_inputs(config, family, start):
     return shards, masker, languages
 
 
+def check_attention(config, family, shards):
+    """(the config with --doc_attention resolved from the shards, the log line saying which):
+    within documents where the packed files mark them (trainer/config/resolved.py); one
+    TrainError where `within` was asked of files that cannot have it."""
+    try:
+        return resolve_doc_attention(config, family, shards.packed, shards.doc_starts)
+    except ConfigError as exc:
+        raise TrainError(str(exc)) from None
+
+
 def _packed_folder(config, languages) -> str:
     from pipeline.encoding.hdf5_format import is_packed
 
@@ -92,7 +105,7 @@ def build_model(config, family, start, env, init_weights: bool):
     weights from --init_checkpoint or --init_from's when `init_weights` (not when resuming),
     compiled in place when asked (before DDP or DeepSpeed wrap it)."""
     torch.manual_seed(config.seed)
-    model = family.build(start.model_config, unpad=config.unpad, nsp=not config.no_nsp)
+    model = family.build(start.model_config, unpad=config.unpadded_rows, nsp=not config.no_nsp)
     if init_weights and start.source is not None:
         load_init_weights(model, family, start, config.seed, config.new_token_init)
     elif init_weights:
@@ -168,7 +181,8 @@ def build_loader(config, shards, env, vocab_size: int, masker, languages=()):
         return MixedTrainData(languages, config.train_batch_size, config.seed, env.rank, env.world_size,
                               [(alpha, step * per_step) for alpha, step in sampling_phases(config)],
                               vocab_size=vocab_size, pin_memory=config.device == "cuda",
-                              unpad=config.unpad, masker=masker)
+                              unpad=config.unpadded_rows, masker=masker,
+                              doc_attention=config.doc_attention)
     return ShardedTrainData(shards.train, config.train_batch_size, config.seed, env.rank, env.world_size,
-                            vocab_size=vocab_size, pin_memory=config.device == "cuda", unpad=config.unpad,
-                            masker=masker)
+                            vocab_size=vocab_size, pin_memory=config.device == "cuda",
+                            unpad=config.unpadded_rows, masker=masker, doc_attention=config.doc_attention)

@@ -24,6 +24,7 @@ from trainer.build import (
     build_loader,
     build_model,
     build_optimization,
+    check_attention,
     check_inputs,
     describe_languages,
     describe_objective,
@@ -55,10 +56,14 @@ class Trainer:
         self.start = plan_start(config, family)   # the model config, the tokenizers (trainer/start.py)
         self.model_config = self.start.model_config
         self.shards, masker, self.languages = check_inputs(config, family, self.start)
+        config, attention = check_attention(config, family, self.shards)   # --doc_attention
+        self.config = config
         # Everything above is checked before any process group exists: all ranks fail alike.
         self.env = env = init_distributed(config.device, force=config.deepspeed)
         setup_logging(env.is_main)
         log.info(config.speed_note)
+        if attention:
+            log.info(attention)
         log.info("objective: %s", self.objective())
         self.out = Path(config.output_dir)
         latest = prepare_output_dir(config, env.is_main)

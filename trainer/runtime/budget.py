@@ -107,7 +107,8 @@ def budget_max_steps(config, latest, started: float, model, train_shards, env, f
         return max_steps
     bs, accum = config.train_batch_size, config.gradient_accumulation_steps
     # the same rows on every rank: the timing needs no share of its own
-    pool = list(eval_batches(train_shards, bs, 0, 1, bs * accum * (TIMED_STEPS + 1), unpad=config.unpad))
+    pool = list(eval_batches(train_shards, bs, 0, 1, bs * accum * (TIMED_STEPS + 1),
+                             unpad=config.unpadded_rows, within=config.doc_attention == "within"))
     step_s = time_steps(model, itertools.cycle(pool), accum, env, forward, budget)
     # the ranks' clocks started apart: all take the smallest count, so their schedules agree
     max_steps = int(-_max_over_ranks(env, -steps_for_budget(budget, time.monotonic() - started, step_s)))

@@ -17,17 +17,6 @@ from trainer.run_pretraining import main
 pytestmark = pytest.mark.usefixtures("one_thread")
 transformers = pytest.importorskip("transformers")
 
-
-@pytest.fixture(scope="module")
-def modern_config(tmp_path_factory):
-    path = tmp_path_factory.mktemp("mcfg") / "modernbert_test.json"
-    path.write_text(json.dumps({
-        "vocab_size": 200, "hidden_size": 32, "num_hidden_layers": 3, "num_attention_heads": 2,
-        "intermediate_size": 48, "max_position_embeddings": 64, "global_attn_every_n_layers": 3,
-        "local_attention": 16}))
-    return path
-
-
 MODERN = dict(model_type="modernbert", no_nsp=True, masking="dynamic", mlm_probability=0.15,
               mask_replace_prob=1.0, random_replace_prob=0.0, lr_schedule="wsd")
 
