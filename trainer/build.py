@@ -155,7 +155,10 @@ def describe_objective(config, family) -> str:
     if config.masking == "static":
         return f"{task}; static masks from the HDF5"
     how = ", whole words" if config.whole_word_masking else ""
-    return (f"{task}; dynamic masks, {config.mlm_probability:g} of the tokens{how}, "
+    rates = [p.mlm_probability or config.mlm_probability for p in config.phases or ()]
+    rate = (" -> ".join(f"{r:g}" for r in rates) + " (by phase)" if len(set(rates)) > 1
+            else f"{config.mlm_probability:g}")
+    return (f"{task}; dynamic masks, {rate} of the tokens{how}, "
             f"{config.mask_replace_prob:g} [MASK] / {config.random_replace_prob:g} random")
 
 

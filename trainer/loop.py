@@ -8,11 +8,14 @@
 trainer/build.py. One optimizer step is `gradient_accumulation_steps` micro-batches, the
 all-reduce only on the last one (DDP), or DeepSpeed's engine under --deepspeed. Everything a
 user can get wrong is checked before the process group exists, so all ranks fail alike with
-one TrainError.
+one TrainError. The steps follow the run's plan (trainer/plan.py): its sequence-length phases,
+each opened with its own loader and RoPE θ at its first step, and its end, which the budget's
+pacer (trainer/runtime/pacing.py) moves when the pace drifts.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
 import time
@@ -31,7 +34,7 @@ from trainer.build import (
 )
 from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
 from trainer.checkpoint.layout import DS_TAG
-from trainer.checkpoint.save import read_for_resume, save_checkpoint
+from trainer.checkpoint.save import model_state, read_for_resume, save_checkpoint
 from trainer.checkpoint.space import check_checkpoint_space, checkpoint_bytes
 from trainer.errors import TrainError
 from trainer.evaluation import eval_line, eval_size_warning, evaluate, evaluate_languages
@@ -116,6 +119,8 @@ class Trainer:
     def announce_phase(self, metrics) -> None:
         """One log line and one train_log.jsonl record as a phase starts (its first step's number)."""
         line, record = self.plan.phase_start(self.phase_index)
+        if self.pacer is not None:   # when, on the budget's clock
+            record["budget_elapsed_s"] = round(self.pacer.elapsed(), 3)
         log.info(line)
         metrics.log(self.step + 1, record, prefix="phase")
 
@@ -141,19 +146,6 @@ class Trainer:
         return checkpoint_bytes(self.model, self.optimizer, self.engine, self.env)
 
     # -- checkpoints -----------------------------------------------------------------------
-    def _model_state(self, tmp_dir):
-        if self.engine is not None and self.config.precision != "fp32":
-            try:  # the fp32 master weights, not the bf16 working copy
-                from deepspeed.utils.zero_to_fp32 import get_fp32_state_dict_from_zero_checkpoint
-                sd = get_fp32_state_dict_from_zero_checkpoint(str(tmp_dir), tag="deepspeed")
-                full = self.model.state_dict()
-                return {k: sd.get(k, v).detach().float().cpu() if torch.is_floating_point(v) else v.cpu()
-                        for k, v in full.items()}
-            except Exception as exc:  # e.g. ZeRO stage 0: no partitioned fp32 files
-                log.warning("model.pt from the %s module weights (%s)", self.config.precision, exc)
-        return {k: (v.detach().float() if torch.is_floating_point(v) else v).cpu()
-                for k, v in self.model.state_dict().items()}
-
     def save(self):
         # the disk may have filled since the start
         check_checkpoint_space(self.out, self.step, self.env, self.checkpoint_bytes())
@@ -165,6 +157,7 @@ class Trainer:
         if self.engine is None:
             state.update(optimizer=self.optimizer.state_dict(),
                          scheduler=self.scheduler.state_dict(), scaler=self.scaler.state_dict())
+        weights = functools.partial(model_state, self.model, self.engine, self.config.precision)
         path = save_checkpoint(self.out, self.step, self.env,
                                meta={"phase": self.phase,
                                      "bert_config": self.family.config_dict(self.model_config),
@@ -172,7 +165,7 @@ class Trainer:
                                      "max_steps": self.config.max_steps, "end_step": self.plan.end,
                                      **({"export_class": self.start.export_class}
                                         if self.start.export_class else {})},
-                               model_state_fn=self._model_state, trainer_state=state,
+                               model_state_fn=weights, trainer_state=state,
                                keep=self.config.keep_checkpoints, ds_engine=self.engine)
         log.info("checkpoint %s", path)
 

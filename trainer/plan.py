@@ -134,11 +134,15 @@ class RunPlan:
                 | {"input_dir": str(p.input_dir)} for p in self.phases]
 
     def state_dict(self) -> dict:
-        return {"starts": list(self.starts), "shape": self.shape.state_dict(),
+        return {"starts": list(self.starts), "shape": self.shape.state_dict(), "phased": self.phased,
                 "replans": [dict(r) for r in self.replans], "phases": self.identity()}
 
     def load_state_dict(self, state: dict) -> None:
         """A checkpoint's plan; its phases must be this run's (one line otherwise)."""
+        if state["phased"] != self.phased:
+            raise TrainError("the checkpoint was written by a run " + ("of --phases" if state["phased"] else
+                             "without --phases") + ": resume it " + ("with the same --phases" if state["phased"]
+                             else "with its --input_dir") + ", or start a new --output_dir")
         if self.phased and state["phases"] != self.identity():
             def said(phases):
                 return "; ".join(f"{p['input_dir']} share {p['share']:.3g}" for p in phases)

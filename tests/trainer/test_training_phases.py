@@ -229,3 +229,22 @@ def test_two_gloo_ranks_killed_at_a_phase_boundary_resume_to_the_same_losses(
                    {"KILL_RANK": "1", "KILL_AT_STEP": "11"}, restarts=1)
     assert "exitcode: -9" in log and "ckpt_00000010" in log and "phase 2 of 3" in log, log[-3000:]
     assert_same_run(tmp_path / "undisturbed", tmp_path / "killed", 20)
+
+
+@pytest.mark.slow
+def test_a_budget_run_gives_each_phase_its_share_of_the_time(phase_dirs, modern_config, tiny_vocab, tmp_path):
+    """--train_budget 12s over phases of 0.5 / 0.3 / 0.2: each phase timed on its own rows, the
+    steps planned (and re-planned) so that each takes about its share of the time."""
+    budget = 12.0
+    phases = write_phases(tmp_path / "phases.json", phase_dirs)
+    out = tmp_path / "budget"
+    assert main(phase_args(phases, modern_config, out, tiny_vocab, train_budget="12s", checkpoint_every=1000,
+                           eval_every=1000, log_every=20)) == 0
+    log = read_log(out)
+    at = [r["budget_elapsed_s"] for r in log if "phase_start" in r] + [log[-1]["budget_spent_s"]]
+    assert len(at) == 4 and abs(at[-1] - budget) <= 0.05 * budget, log[-1]
+    took = [b - a for a, b in zip(at, at[1:])]
+    for share, seconds in zip((0.5, 0.3, 0.2), took):
+        assert abs(seconds / (at[-1] - at[0]) - share) < 0.1, took
+    hp = json.loads((out / "hparams.json").read_text())
+    assert len(hp["phase_plan"]) == 3 and hp["max_steps"] > 3

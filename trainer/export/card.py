@@ -152,7 +152,9 @@ share of the training samples) ** alpha, normalised (`--sampling_alpha {hp.get('
 def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, family) -> str:
     hp = _json(run_dir / "hparams.json") if run_dir else {}
     meta = _json(ckpt / "meta.json")
-    folders = hp.get("input_dir")
+    plan = hp.get("phase_plan") or []
+    # phases: one corpus encoded at several lengths (the first phase's folder says which)
+    folders = hp.get("input_dir") or (plan[0]["input_dir"] if plan else None)
     corpora = ({code: {**corpus_facts(d), "lang": code} for code, d in folders.items()}
                if isinstance(folders, dict) else {})
     corpus = corpus_facts(folders) if not corpora else {
@@ -161,7 +163,6 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
         "dump": "; ".join(f"{c}: {f['dump']} (date {f['dump_date']})" for c, f in corpora.items()),
         "dump_date": None}
     train, ev = _last_records(run_dir)
-    plan = hp.get("phase_plan") or []
     phases = phases_section(plan, _records(run_dir), meta.get("step")) if plan else ""
     lang = corpus["lang"]
     codes = list(corpora) or ([lang] if lang != "unknown" else [])
@@ -189,9 +190,10 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
     seq_lens = " -> ".join(f"{p['seq_len']:,}" for p in plan)
     lengths = (f"sequence lengths {seq_lens} in {len(plan)} phases" if plan
                else f"sequence length {hp.get('seq_len', 'unknown')}")
-    training_row = (f"phase {phase}{init}: {_n(meta.get('step'))} steps of "
-                    f"{_n(meta.get('end_step', hp.get('max_steps')))}, {lengths}, global batch "
-                    f"{_n(hp.get('global_batch_size'))}, {hp.get('world_size', 'unknown')} ranks, "
+    head = f"phase {phase}{init}: " if not plan else (f"{init[2:]}: " if init else "")
+    batch = _n(hp.get("global_batch_size")) + (" in the first phase" if plan else "")
+    training_row = (f"{head}{_n(meta.get('step'))} steps of {_n(meta.get('end_step', hp.get('max_steps')))}, "
+                    f"{lengths}, global batch {batch}, {hp.get('world_size', 'unknown')} ranks, "
                     f"{hp.get('precision', 'unknown')}")
     return f"""---
 {lang_meta}library_name: transformers

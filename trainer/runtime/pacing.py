@@ -21,7 +21,8 @@ of the next checkpoint. The arithmetic (plan_steps, forecast):
   drift of the current phase (measured / timed); every phase at least one step.
 - A pace is seconds a step with the evaluations and checkpoints spread over the steps (their
   measured time / --eval_every, / --checkpoint_every); the pace of the steps is the slowest
-  rank's over the last WINDOWS check windows of the current phase.
+  rank's over the last WINDOWS check windows of the current phase (not its first window: a new
+  loader's first reads, a new process's first steps).
 - Every `check_every` steps (about CHECKS checks a run) the current plan's finish and its phase's
   end are forecast; off by more than TOLERANCE of the budget plus DRIFT of the time left (a
   pace measured over a few windows is noisy: early on only a real drift re-plans, near the end
@@ -43,7 +44,7 @@ import torch
 CHECKS = 100          # pace checks over a run: every 1% of its first plan's steps
 WINDOWS = 4           # the pace: the mean over the last 4 check windows (of the current phase)
 TOLERANCE = 0.005     # of the budget, plus
-DRIFT = 0.05          # of the time left: a forecast further off than both re-plans
+DRIFT = 0.10          # of the time left: a forecast further off than both re-plans
 
 
 def phase_target(phase: int, shares: list[float], phase_start_s: float, end_s: float) -> float:
@@ -51,6 +52,12 @@ def phase_target(phase: int, shares: list[float], phase_start_s: float, end_s: f
     time left to `end_s` among itself and the phases after it."""
     rest = sum(shares[phase:])
     return end_s if phase == len(shares) - 1 else phase_start_s + shares[phase] / rest * (end_s - phase_start_s)
+
+
+def _steps(seconds: float, pace: float) -> int:
+    """The whole steps nearest to `seconds` at `pace` (a long step may end half a step late or
+    early, not a whole one early), at least 0."""
+    return max(0, math.floor(seconds / pace + 0.5))
 
 
 def plan_steps(step: int, phase: int, starts: list[int], elapsed: float, paces: list[float],
@@ -61,10 +68,10 @@ def plan_steps(step: int, phase: int, starts: list[int], elapsed: float, paces: 
     phases begun so far (kept)."""
     target = phase_target(phase, shares, phase_start_s, end_s)
     least = 1 if step == starts[phase] else 0   # a phase begun trains at least one step
-    left = max(least, math.floor((target - elapsed) / paces[phase] + 1e-9))
+    left = max(least, _steps(target - elapsed, paces[phase]))
     new_starts, t, clock = list(starts[:phase + 1]), step + left, elapsed + left * paces[phase]
     for j in range(phase + 1, len(shares)):   # the phases after it share the time left after it
-        n = max(1, math.floor((phase_target(j, shares, clock, end_s) - clock) / paces[j] + 1e-9))
+        n = max(1, _steps(phase_target(j, shares, clock, end_s) - clock, paces[j]))
         new_starts.append(t)
         t, clock = t + n, clock + n * paces[j]
     return new_starts, max(t, step + 1)
@@ -137,7 +144,7 @@ class Pacer:
         if phase != self._phase:
             self._windows = []
             self.phase_start_s = reduce_max(env, [self.elapsed()])[0] if self.replan else self.elapsed()
-        self._phase = phase
+        self._phase, self._warm = phase, False
         self._mark, self._aside = (time.monotonic(), step, 0.0), 0.0
 
     # -- the forecast --------------------------------------------------------------------------
@@ -168,8 +175,9 @@ class Pacer:
         window, elapsed, eval_s, ckpt_s = reduce_max(
             env, [now - t0 - (self._aside - aside0), self.elapsed(), self.eval_s[phase], self.ckpt_s])
         self.eval_s[phase], self.ckpt_s = eval_s, ckpt_s
-        if step > step0:
-            self._windows = (self._windows + [(window, step - step0)])[-WINDOWS:]
+        if step > step0 and self._warm:   # the first window (a new loader, a new process) is not
+            self._windows = (self._windows + [(window, step - step0)])[-WINDOWS:]   # the pace
+        self._warm = True
         self._mark, self._aside = (now, step, 0.0), 0.0
         if not self._windows:
             return None

@@ -36,20 +36,20 @@ def test_a_slower_phase_is_replanned_and_the_later_ones_keep_their_shares():
     with 150 more steps instead of 300; phases 2 and 3 keep 30 s and 10 s (their paces scaled
     by the same drift)."""
     starts, end = plan_steps(300, 0, [0], 30.0, [0.2, 0.8, 2.0], [0.6, 0.3, 0.1], 0.0, 100.0)
-    assert starts == [0, 450, 487] and end == 492
+    assert starts == [0, 450, 488] and end == 493   # 30 s / 0.8 = 37.5: 38 steps; 9.6 s / 2: 5
     finish, phase_end = forecast(300, 0, starts, end, 30.0, [0.2, 0.8, 2.0])
-    assert phase_end == pytest.approx(60.0) and finish == pytest.approx(99.6)   # 37 x 0.8 = 29.6
+    assert phase_end == pytest.approx(60.0) and finish == pytest.approx(100.4)   # the nearest steps
 
 
 def test_a_phase_that_ran_late_leaves_the_others_the_time_that_is_left_by_their_shares():
     """Phase 2 of 3 began at 80 s instead of 60 s: phases 2 and 3 share the 20 s left 3:1."""
     starts, end = plan_steps(600, 1, [0, 600], 80.0, [0.1, 0.4, 1.0], [0.6, 0.3, 0.1], 80.0, 100.0)
-    assert starts == [0, 600, 637] and end == 642   # 15 s / 0.4 = 37; 5 s / 1.0 = 5
+    assert starts == [0, 600, 638] and end == 643   # 15 s / 0.4 = 37.5: 38; 4.8 s / 1.0: 5
 
 
 def test_every_phase_gets_at_least_one_step():
     starts, end = plan_steps(0, 0, [0], 0.0, [1.0, 100.0], [0.99, 0.01], 0.0, 10.0)
-    assert starts == [0, 9] and end == 10
+    assert starts == [0, 10] and end == 11   # even a step the time left cannot hold
 
 
 class Clock:
