@@ -5,9 +5,25 @@ that says what is wrong and what to do.
 """
 from __future__ import annotations
 
+import json
+
 
 class ConfigError(ValueError):
     """A bad flag or config file; the message says what is wrong and what to do."""
+
+
+def read_json(path: str, flag: str, missing: str = ""):
+    """The JSON file `path` that `flag` names; one ConfigError when it is missing (+ `missing`),
+    unreadable or not JSON."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"{flag} {path} not found{missing}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{flag} {path} is not valid JSON: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{flag} {path} cannot be read: {exc.strerror or exc}") from None
 
 
 REQUIRED = ("output_dir",)

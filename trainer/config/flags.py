@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
 import re
 import sys
 from pathlib import Path
 
-from trainer.config.checks import ConfigError, validate
+from trainer.config.checks import ConfigError, read_json, validate
 from trainer.config.languages import normalise_alpha
 from trainer.config.phases import parse_phases
 from trainer.models import describe, names
@@ -178,13 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _read_config_file(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            cfg = json.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"--config_file {path} not found") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"--config_file {path} is not valid JSON: {exc}") from None
+    cfg = read_json(path, "--config_file")
     if not isinstance(cfg, dict):
         raise ConfigError(f"--config_file {path}: expected a JSON object of flag names")
     return cfg

@@ -18,13 +18,12 @@ directory. The shares must be positive and sum to 1 (within 0.001; they are then
 from __future__ import annotations
 
 import difflib
-import json
 import math
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from trainer.config.checks import ConfigError
+from trainer.config.checks import ConfigError, read_json
 
 THETA_KEYS = ("rope_theta", "global_rope_theta", "local_rope_theta")
 SHARE_ROUNDING = 1e-3
@@ -96,15 +95,7 @@ def _one(d, i: int, source: str, base: Path | None) -> Phase:
 
 def read_phases_file(path: str) -> tuple[list, Path]:
     """(the phase list, the file's folder) of a --phases file."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            value = json.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"--phases {path} not found: give a JSON file that lists the phases") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"--phases {path} is not valid JSON: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"--phases {path} cannot be read: {exc.strerror or exc}") from None
+    value = read_json(path, "--phases", ": give a JSON file that lists the phases")
     if isinstance(value, dict) and "phases" in value:
         value = value["phases"]
     return value, Path(path).resolve().parent

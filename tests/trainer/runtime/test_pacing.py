@@ -6,6 +6,7 @@ import types
 
 import pytest
 
+from tests.helpers.fake_clock import Clock
 from trainer.runtime import pacing
 from trainer.runtime.pacing import Pacer, forecast, plan_steps
 
@@ -50,16 +51,6 @@ def test_a_phase_that_ran_late_leaves_the_others_the_time_that_is_left_by_their_
 def test_every_phase_gets_at_least_one_step():
     starts, end = plan_steps(0, 0, [0], 0.0, [1.0, 100.0], [0.99, 0.01], 0.0, 10.0)
     assert starts == [0, 10] and end == 11   # even a step the time left cannot hold
-
-
-class Clock:
-    """time.monotonic for the Pacer, moved by hand."""
-
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
 
 
 @pytest.fixture
