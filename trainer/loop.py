@@ -257,7 +257,7 @@ class Trainer:
     def write_run_info(self):
         if not self.env.is_main:
             return
-        c, phase = self.config, self.phases[self.phase_index]
+        c, phase = self.config, self.phases[0]   # with phases, the first (phase_plan: all)
         mix = {} if not self.languages else {
             "languages": self.data.facts(),
             "sampling_schedule": [{"alpha": a, "start_step": s} for a, s in sampling_phases(c)]}
@@ -267,9 +267,9 @@ class Trainer:
                        world_size=self.env.world_size, precision=c.precision, phase=self.phase,
                        global_batch_size=phase.train_batch_size * c.gradient_accumulation_steps
                        * self.env.world_size,
-                       device=str(self.env.device), train_files=len(self.shards.train),
-                       train_samples=self.data.num_samples, seq_len=self.shards.seq_len,
-                       max_pred=self.shards.max_pred, objective=self.objective())
+                       device=str(self.env.device), train_files=len(phase.shards.train),
+                       train_samples=sum(s.num_samples for s in phase.shards.train), seq_len=phase.seq_len,
+                       max_pred=phase.max_pred, objective=self.objective())
 
     def run_end(self, first_step: int) -> int:
         """This run's last step: the plan's end, or --steps_this_run steps after `first_step`."""
