@@ -65,7 +65,7 @@ def check_inputs(config, family, start) -> Inputs:
                          "sentence pairs, next-sentence labels all 0): add --no_nsp")
     phase = RunPhase(0, config.input_dir, 1.0, shards.seq_len, shards.max_pred, config.train_batch_size,
                      _rate(config), config.learning_rate, family.rope_thetas(start.model_config),
-                     shards, _masker(config, shards))
+                     shards, _masker(config, shards), config.eval_batch_size)
     return Inputs([phase], languages, start, notes)
 
 
@@ -122,10 +122,11 @@ def _check_phases(config, family, start) -> Inputs:
         rate = p.mlm_probability if p.mlm_probability is not None else _rate(config)
         thetas = {**thetas, **p.thetas}
         phase_config = config.replace(input_dir=p.input_dir, mlm_probability=rate or config.mlm_probability)
-        phases.append(RunPhase(i, p.input_dir, p.share, shards.seq_len, shards.max_pred,
-                               p.train_batch_size or config.train_batch_size, rate,
+        batch = p.train_batch_size or config.train_batch_size
+        phases.append(RunPhase(i, p.input_dir, p.share, shards.seq_len, shards.max_pred, batch, rate,
                                p.learning_rate or config.learning_rate, thetas, shards,
-                               _masker(phase_config, shards)))
+                               _masker(phase_config, shards),
+                               config.eval_batch_size if "eval_batch_size" in config.explicit else batch))
     return Inputs(phases, [], start, notes)
 
 

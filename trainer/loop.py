@@ -376,8 +376,9 @@ class Trainer:
         codes = [lang.code for lang in self.languages]
         if self.languages:   # each language's test shards apart; the overall: their mean
             ev = evaluate_languages(module, self.languages, self.config, self.env, self.forward)
-        else:
-            ev = evaluate(module, self.shards.test, self.config, self.env, self.forward)
+        else:   # a phase's rows in its own batches unless --eval_batch_size says otherwise
+            ev = evaluate(module, self.shards.test, self.config.replace(
+                eval_batch_size=self.phases[self.phase_index].eval_batch_size), self.env, self.forward)
         metrics.log(self.step, ev, prefix="eval")
         log.info(eval_line(self.step, ev, codes))
         tests = [(f"{lang.code}: ", ev[f"eval_instances/{lang.code}"], lang.shards.test)

@@ -42,6 +42,7 @@ class RunPhase:
     thetas: dict = field(default_factory=dict)   # the RoPE θ while it trains (all the family's keys)
     shards: object = None        # trainer.data.shards.Shards
     masker: object = None        # its dynamic masker, or None
+    eval_batch_size: int = 0     # its evaluation's batch (--eval_batch_size, else its own batch)
 
     def record(self) -> dict:
         """What hparams.json, train_log.jsonl and the model card say of the phase."""

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from tests.helpers.trainer_cli import ROOT, assert_same_run, base_args, env, read_log
 from tests.trainer.conftest import VOCAB_SIZE, make_shard_dir
@@ -248,3 +249,22 @@ def test_a_budget_run_gives_each_phase_its_share_of_the_time(phase_dirs, modern_
         assert abs(seconds / (at[-1] - at[0]) - share) < 0.1, took
     hp = json.loads((out / "hparams.json").read_text())
     assert len(hp["phase_plan"]) == 3 and hp["max_steps"] > 3
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_phases_on_cuda_with_compiled_layers_resume_at_a_boundary(straight, modern_config, tiny_vocab, tmp_path):
+    """CUDA in bf16 (torch.compile on by default): θ changes between compiled layers' calls (the
+    rotary tables are computed outside them), and a run stopped at phase 1's end resumes into
+    phase 2 with the uninterrupted run's losses (within bf16's rounding)."""
+    _, phases = straight
+    full, parts = tmp_path / "full", tmp_path / "parts"
+    assert main(phase_args(phases, modern_config, full, tiny_vocab, device="cuda")) == 0
+    assert main(phase_args(phases, modern_config, parts, tiny_vocab, device="cuda", steps_this_run=10)) == 0
+    assert main(phase_args(phases, modern_config, parts, tiny_vocab, device="cuda",
+                           resume_from_checkpoint=True)) == 0
+    a = [r["loss"] for r in read_log(full) if "loss" in r]
+    b = [r["loss"] for r in read_log(parts) if "loss" in r]
+    assert len(a) == len(b) == 20 and all(map(torch.isfinite, torch.tensor(a)))
+    torch.testing.assert_close(torch.tensor(b), torch.tensor(a), rtol=2e-2, atol=2e-2)
+    meta = json.loads((full / "checkpoints" / "ckpt_00000020" / "meta.json").read_text())
+    assert meta["bert_config"]["rope_parameters"]["full_attention"]["rope_theta"] == 160000.0
