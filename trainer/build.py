@@ -4,6 +4,7 @@ rank fails alike with one TrainError), then the model, the optimisation and the 
 
     start = plan_start(config, family)      # trainer/start.py: model config, tokenizers
     inputs = check_inputs(config, family, start)    # Inputs: phases, languages, start (fitted), notes
+    config, note = check_attention(config, family, inputs.all_shards())   # --doc_attention from the data
     model = build_model(config, family, inputs.start, env, init_weights=...)
     opt = build_optimization(config, model, env, plan)      # Optimization; plan: trainer/plan.py
     data = build_loader(config, phase, env, family.vocab_size(start.model_config), languages)
@@ -19,11 +20,13 @@ import torch
 
 from trainer.checkpoint.files import load_model_weights
 from trainer.checkpoint.layout import CheckpointError, resolve_model_file
+from trainer.config.checks import ConfigError
 from trainer.config.languages import parse_alpha_schedule, schedule_steps
+from trainer.config.resolved import resolve_doc_attention
 from trainer.data.loader import ShardedTrainData
 from trainer.data.masking import MaskingError, build_masker
 from trainer.data.mixture import MixedTrainData, combined_shards, find_languages
-from trainer.data.shards import DataError, find_shards
+from trainer.data.shards import DataError, Shards, find_shards
 from trainer.errors import TrainError
 from trainer.optim import build_optimizer, build_scheduler
 from trainer.plan import RunPhase, RunPlan
@@ -42,6 +45,11 @@ class Inputs:
     languages: list
     start: object
     notes: list
+
+    def all_shards(self) -> Shards:
+        """Every phase's shards together (what --doc_attention is resolved from)."""
+        return Shards([s for p in self.phases for s in p.shards.train],
+                      [s for p in self.phases for s in p.shards.test])
 
 
 def check_inputs(config, family, start) -> Inputs:
@@ -130,6 +138,16 @@ def _check_phases(config, family, start) -> Inputs:
     return Inputs(phases, [], start, notes)
 
 
+def check_attention(config, family, shards):
+    """(the config with --doc_attention resolved from the shards, the log line saying which):
+    within documents where the packed files mark them (trainer/config/resolved.py); one
+    TrainError where `within` was asked of files that cannot have it."""
+    try:
+        return resolve_doc_attention(config, family, shards.packed, shards.doc_starts)
+    except ConfigError as exc:
+        raise TrainError(str(exc)) from None
+
+
 def _packed_folder(config, languages) -> str:
     from pipeline.encoding.hdf5_format import is_packed
 
@@ -168,7 +186,7 @@ def build_model(config, family, start, env, init_weights: bool):
     weights from --init_checkpoint or --init_from's when `init_weights` (not when resuming),
     compiled in place when asked (before DDP or DeepSpeed wrap it)."""
     torch.manual_seed(config.seed)
-    model = family.build(start.model_config, unpad=config.unpad, nsp=not config.no_nsp)
+    model = family.build(start.model_config, unpad=config.unpadded_rows, nsp=not config.no_nsp)
     if init_weights and start.source is not None:
         load_init_weights(model, family, start, config.seed, config.new_token_init)
     elif init_weights:
@@ -247,7 +265,8 @@ def build_loader(config, phase, env, vocab_size: int, languages=()):
         return MixedTrainData(languages, config.train_batch_size, config.seed, env.rank, env.world_size,
                               [(alpha, step * per_step) for alpha, step in sampling_phases(config)],
                               vocab_size=vocab_size, pin_memory=config.device == "cuda",
-                              unpad=config.unpad, masker=phase.masker)
+                              unpad=config.unpadded_rows, masker=phase.masker,
+                              doc_attention=config.doc_attention)
     return ShardedTrainData(phase.shards.train, phase.train_batch_size, config.seed, env.rank,
                             env.world_size, vocab_size=vocab_size, pin_memory=config.device == "cuda",
-                            unpad=config.unpad, masker=phase.masker)
+                            unpad=config.unpadded_rows, masker=phase.masker, doc_attention=config.doc_attention)

@@ -27,6 +27,7 @@ from trainer.build import (
     build_loader,
     build_model,
     build_optimization,
+    check_attention,
     check_inputs,
     describe_languages,
     describe_objective,
@@ -59,11 +60,13 @@ class Trainer:
         inputs = check_inputs(config, family, plan_start(config, family))   # trainer/start.py, build.py
         self.start, self.phases, self.languages = inputs.start, inputs.phases, inputs.languages
         self.model_config = self.start.model_config
+        config, attention = check_attention(config, family, inputs.all_shards())   # --doc_attention
+        self.config = config
         # Everything above is checked before any process group exists: all ranks fail alike.
         self.env = env = init_distributed(config.device, force=config.deepspeed)
         setup_logging(env.is_main)
         log.info(config.speed_note)
-        for note in inputs.notes:
+        for note in inputs.notes + ([attention] if attention else []):
             log.info(note)
         log.info("objective: %s", self.objective())
         self.out = Path(config.output_dir)

@@ -108,6 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--random_replace_prob", type=float, default=0.1,
                    help="share of the masked tokens replaced by a random piece; the rest stay "
                         "(with --masking dynamic)")
+    g.add_argument("--doc_attention", choices=("within", "across"), default=None,
+                   help="packed rows: attention within each document (the default where the files "
+                        "mark where documents start, `encode --pack`'s doc_starts) or across the "
+                        "whole row (the default for files without the marks, and rows of sentence "
+                        "pairs; docs/training.md: Long context)")
     g.add_argument("--no_nsp", action="store_true",
                    help="masked LM only (RoBERTa): no next-sentence loss, the NSP head stays as "
                         "initialised")

@@ -149,6 +149,19 @@ share of the training samples) ** alpha, normalised (`--sampling_alpha {hp.get('
 """ + "\n".join(rows) + "\n")
 
 
+ATTENTION = {"within": "within each document of the packed rows (`--doc_attention within`: a row's "
+                       "documents do not see each other; positions count from each document's start)",
+             "across": "across the whole packed row, from one document into the next "
+                       "(`--doc_attention across`)"}
+
+
+def attention_row(hp: dict) -> str:
+    """The card's line on attention in packed rows ("" for rows of sentence pairs, or a run
+    from before the choice existed)."""
+    how = ATTENTION.get(hp.get("doc_attention"))
+    return f"\n| attention | {how} |" if how else ""
+
+
 def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, family) -> str:
     hp = _json(run_dir / "hparams.json") if run_dir else {}
     meta = _json(ckpt / "meta.json")
@@ -218,7 +231,7 @@ trained with wiki2bert on the {wikipedia}.
 | corpus | {corpus_row} |
 | vocab | {spec.size:,} {KINDS.get(spec.kind, spec.kind)} tokens, {case} |
 | training | {training_row} |
-| objective | {hp.get('objective', 'unknown')} |
+| objective | {hp.get('objective', 'unknown')} |{attention_row(hp)}
 | final training loss | {losses} |
 | last evaluation | {evals} |
 | exported | {time.strftime('%Y-%m-%d')} from `{ckpt.name}` |

@@ -131,7 +131,8 @@ def plan_budget(config, phases, latest, started: float, model, env, forward):
         bs = phase.train_batch_size
         # the same rows on every rank: the timing needs no share of its own
         pool = list(eval_batches(phase.shards.train, bs, 0, 1, bs * accum * (TIMED_STEPS + 1),
-                                 unpad=config.unpad))
+                                 unpad=config.unpadded_rows,
+                                 within=config.doc_attention == "within"))
         step_s = time_steps(model, itertools.cycle(pool), accum, env, forward, budget * phase.share)
         timed.append(step_s * STEP_OVERHEAD)
         evals.append(eval_estimate(step_s, phase, config, env.world_size))

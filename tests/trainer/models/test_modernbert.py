@@ -17,17 +17,6 @@ from trainer.run_pretraining import main
 pytestmark = pytest.mark.usefixtures("one_thread")
 transformers = pytest.importorskip("transformers")
 
-
-@pytest.fixture(scope="module")
-def modern_config(tmp_path_factory):
-    path = tmp_path_factory.mktemp("mcfg") / "modernbert_test.json"
-    path.write_text(json.dumps({
-        "vocab_size": 200, "hidden_size": 32, "num_hidden_layers": 3, "num_attention_heads": 2,
-        "intermediate_size": 48, "max_position_embeddings": 64, "global_attn_every_n_layers": 3,
-        "local_attention": 16}))
-    return path
-
-
 MODERN = dict(model_type="modernbert", no_nsp=True, masking="dynamic", mlm_probability=0.15,
               mask_replace_prob=1.0, random_replace_prob=0.0, lr_schedule="wsd")
 
@@ -143,9 +132,10 @@ def test_positions_fit_the_longest_rows_by_family(modern_config, tiny_bert_confi
 
     modern = get_family("modernbert")
     config = modern.read_config_file(modern_config)
-    raised, note = modern.fit_positions(config, 2048)
-    assert raised.max_position_embeddings == 2048 and config.max_position_embeddings == 64
-    assert "raised from 64 to 2048" in note and modern.fit_positions(config, 64) == (config, None)
+    have = config.max_position_embeddings
+    raised, note = modern.fit_positions(config, 8 * have)
+    assert raised.max_position_embeddings == 8 * have and config.max_position_embeddings == have
+    assert f"raised from {have} to {8 * have}" in note and modern.fit_positions(config, have) == (config, None)
     bert = get_family("bert")
     config = bert.read_config_file(tiny_bert_config)
     assert bert.fit_positions(config, 64) == (config, None)
