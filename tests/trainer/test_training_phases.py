@@ -268,3 +268,27 @@ def test_phases_on_cuda_with_compiled_layers_resume_at_a_boundary(straight, mode
     torch.testing.assert_close(torch.tensor(b), torch.tensor(a), rtol=2e-2, atol=2e-2)
     meta = json.loads((full / "checkpoints" / "ckpt_00000020" / "meta.json").read_text())
     assert meta["bert_config"]["rope_parameters"]["full_attention"]["rope_theta"] == 160000.0
+
+
+def test_phases_of_packed_rows_pass_the_documents_layout_through_and_resume_exactly(
+        modern_config, tiny_vocab, tmp_path, caplog):
+    """Packed rows that mark their documents (encode --pack's second layout) at 64 then 128
+    tokens: attention stays within documents in both phases (the loader's layout passes through),
+    and a run stopped at the boundary resumes to the uninterrupted losses."""
+    from tests.helpers.doc_attention import packed_dir
+
+    phases = tmp_path / "packed.json"
+    phases.write_text(json.dumps([
+        {"input_dir": str(packed_dir(tmp_path / "p64", 64)), "share": 0.5},
+        {"input_dir": str(packed_dir(tmp_path / "p128", 128)), "share": 0.5, "train_batch_size": 2,
+         "global_rope_theta": 40000}]))
+    kw = dict(max_steps=8, checkpoint_every=100, eval_every=4, no_nsp=True)
+    caplog.set_level("INFO", logger="trainer")
+    straight, parts = tmp_path / "straight", tmp_path / "parts"
+    assert main(phase_args(phases, modern_config, straight, tiny_vocab, **kw)) == 0
+    assert any(r.getMessage().startswith("doc_attention within") for r in caplog.records)
+    assert main(phase_args(phases, modern_config, parts, tiny_vocab, steps_this_run=4, **kw)) == 0
+    assert main(phase_args(phases, modern_config, parts, tiny_vocab, resume_from_checkpoint=True, **kw)) == 0
+    assert [r["step"] for r in read_log(straight) if "phase_start" in r] == [1, 5]
+    assert json.loads((straight / "hparams.json").read_text())["doc_attention"] == "within"
+    assert_same_run(straight, parts, 8)
