@@ -5,17 +5,37 @@ that says what is wrong and what to do.
 """
 from __future__ import annotations
 
+import json
+
 
 class ConfigError(ValueError):
     """A bad flag or config file; the message says what is wrong and what to do."""
 
 
-REQUIRED = ("input_dir", "output_dir")
+def read_json(path: str, flag: str, missing: str = ""):
+    """The JSON file `path` that `flag` names; one ConfigError when it is missing (+ `missing`),
+    unreadable or not JSON."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"{flag} {path} not found{missing}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{flag} {path} is not valid JSON: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{flag} {path} cannot be read: {exc.strerror or exc}") from None
+
+
+REQUIRED = ("output_dir",)
 
 
 def validate(args) -> None:
     src = " (on the command line or as \"{}\" in --config_file)"
     _validate_languages(args)
+    _validate_phases(args)
+    if not args.input_dir and not args.phases:
+        raise ConfigError("--input_dir is required" + src.format("input_dir")
+                          + ", or --phases (a list of phases, each with its input_dir)")
     for key in REQUIRED:
         if not getattr(args, key):
             raise ConfigError(f"--{key} is required" + src.format(key))
@@ -59,6 +79,19 @@ def _validate_languages(args) -> None:
     if isinstance(args.input_dir, str) and "sampling_alpha" in getattr(args, "explicit", ()):
         raise ConfigError(f"--sampling_alpha applies to several languages (--input_dir LANG=DIR, "
                           f"once per language); --input_dir {args.input_dir} is one folder")
+
+
+def _validate_phases(args) -> None:
+    """--phases read (a file or a config file's list) and checked; it replaces --input_dir."""
+    from trainer.config.phases import check_phase_settings, parse_phases
+
+    args.phases = parse_phases(getattr(args, "phases", None))
+    if args.phases is None:
+        return
+    if args.input_dir:
+        raise ConfigError(f"--input_dir {args.input_dir} and --phases both name the training data: "
+                          "leave out --input_dir (each phase gives its own input_dir)")
+    check_phase_settings(args.phases, args.masking, args.deepspeed)
 
 
 DYNAMIC_ONLY = ("mlm_probability", "whole_word_masking", "mask_replace_prob", "random_replace_prob")

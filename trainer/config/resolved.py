@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from trainer.config.checks import ConfigError
 from trainer.config.init_from import open_init_source
+from trainer.config.phases import check_phase_family
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,9 @@ class TrainConfig:
     init_from: str | None
     new_token_init: str                # a new vocabulary's new rows: "pieces" (mean) or "random"
     vocab_file: str | None             # resolved: --init_from's own tokenizer when not given
-    input_dir: str | dict               # one folder, or {language code: folder} sorted by code
+    input_dir: str | dict | None        # one folder, or {language code: folder} sorted by code;
+                                        # None with --phases (each phase has its own)
+    phases: tuple | None                # --phases: (trainer.config.phases.Phase, ...), shares normalised
     sampling_alpha: str                 # with several languages: the exponent or its schedule
     output_dir: str
     # -- objective and masking
@@ -57,6 +60,7 @@ class TrainConfig:
     warmup_proportion: float
     max_steps: int                     # the budget's measured count with --train_budget
     train_budget: str | None
+    budget_replan: bool                # with train_budget: re-plan when the pace drifts
     lr_schedule: str
     decay_proportion: float
     steps_this_run: int | None
@@ -183,6 +187,8 @@ def resolve_config(args) -> TrainConfig:
 
     source = open_init_source(args.init_from) if args.init_from else None
     family = get_family(resolve_model_type(args, source))
+    if args.phases:   # θ the family cannot take
+        check_phase_family(args.phases, family)
     try:
         device = resolve_device(args.device)
     except ValueError as exc:  # e.g. --device cuda without a GPU

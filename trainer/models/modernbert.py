@@ -23,9 +23,11 @@ too (the same normalizer, word pieces and [CLS] ... [SEP] template).
 """
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 from transformers import ModernBertConfig, ModernBertForMaskedLM
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
 from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model, write_tokenizer_json
 from trainer.models.heads import masked_lm_loss, masked_slots
@@ -35,6 +37,8 @@ from trainer.models.output import PretrainingOutput
 REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                  "intermediate_size", "max_position_embeddings")
 # Our vocabs' special ids (vocab/convert.py: Google's BERT layout); the export writes the vocab's.
+# the θ names a phase sets -> transformers 5's layer types of rope_parameters
+ROPE_LAYERS = {"global_rope_theta": "full_attention", "local_rope_theta": "sliding_attention"}
 TOKEN_IDS = {"pad_token_id": 0, "cls_token_id": 101, "sep_token_id": 102, "bos_token_id": 101,
              "eos_token_id": 102}
 # ModernBertModel takes its masks ready-made as this dict (and then builds none)
@@ -79,13 +83,50 @@ class ModernBertFamily(ModelFamily):
     unpads = True    # through trainer/models/hf_varlen.py
     base_prefix = "model"
     vocab_rows = ("model.embeddings.tok_embeddings.weight", "decoder.weight", "decoder.bias")
+    rope_keys = ("global_rope_theta", "local_rope_theta")
 
     def read_config(self, d: dict, source: str) -> ModernBertConfig:
         config = read_hf_config(ModernBertConfig, d, source, REQUIRED_KEYS, "a ModernBERT config",
                                 self.example_config, defaults=TOKEN_IDS)
         config.architectures = ["ModernBertForMaskedLM"]
         config.sparse_prediction = False
+        self._old_theta_names(config)
         return config
+
+    def _old_theta_names(self, config) -> None:
+        """global_rope_theta / local_rope_theta (the names transformers before 5 reads) kept
+        beside rope_parameters, in every config the run writes."""
+        for key, theta in self.rope_thetas(config).items():
+            setattr(config, key, theta)
+
+    def fit_positions(self, config, seq_len: int):
+        """RoPE has no position table: max_position_embeddings is only what the config says, so
+        it is raised to the longest rows (one log line)."""
+        if seq_len <= config.max_position_embeddings:
+            return config, None
+        before, config = config.max_position_embeddings, copy.deepcopy(config)
+        config.max_position_embeddings = seq_len
+        return config, (f"ModernBERT's max_position_embeddings raised from {before} to {seq_len} for "
+                        f"rows of {seq_len} tokens (RoPE has no position table to extend)")
+
+    def rope_thetas(self, config) -> dict[str, float]:
+        return {key: float(config.rope_parameters[layer]["rope_theta"]) for key, layer in ROPE_LAYERS.items()}
+
+    def set_rope_thetas(self, model, thetas: dict[str, float]) -> None:
+        """transformers 5's rope_parameters per layer type and the old global_rope_theta /
+        local_rope_theta names (which an older transformers reads) set alike, then the rotary
+        buffers recomputed in place (they are not in the state dict: a resume sets them again)."""
+        config, rotary = model.config, model.model.rotary_emb
+        for key, theta in thetas.items():
+            config.rope_parameters[ROPE_LAYERS[key]]["rope_theta"] = float(theta)
+        self._old_theta_names(config)
+        for layer_type in rotary.layer_types:
+            init = (rotary.compute_default_rope_parameters if rotary.rope_type[layer_type] == "default"
+                    else ROPE_INIT_FUNCTIONS[rotary.rope_type[layer_type]])
+            inv_freq, scaling = init(config, None, layer_type=layer_type)
+            for name in (f"{layer_type}_inv_freq", f"{layer_type}_original_inv_freq"):
+                getattr(rotary, name).copy_(inv_freq)
+            setattr(rotary, f"{layer_type}_attention_scaling", scaling)
 
     def special_ids(self, spec) -> dict:
         return {"pad_token_id": spec.pad_id, "cls_token_id": spec.cls_id, "bos_token_id": spec.cls_id,
