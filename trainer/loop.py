@@ -116,6 +116,8 @@ class Trainer:
         if self.plan.phased and phase.thetas:
             module = self.engine.module if self.engine is not None else self.model
             self.family.set_rope_thetas(module, phase.thetas)
+            # what checkpoints record (the model's own config is a copy where it unpads)
+            self.model_config = self.family.with_rope_thetas(self.model_config, phase.thetas)
         if self.pacer is not None:
             self.pacer.start_window(self.step, k, self.env)
 

@@ -30,6 +30,8 @@ REQUIRED = ("output_dir",)
 
 
 def validate(args) -> None:
+    from trainer.config.positions import check_position_flags
+
     src = " (on the command line or as \"{}\" in --config_file)"
     _validate_languages(args)
     _validate_phases(args)
@@ -66,6 +68,7 @@ def validate(args) -> None:
         raise ConfigError("--phase2 needs --init_checkpoint (the phase-1 output_dir or checkpoint)")
     _validate_masking(args)
     _validate_recipe(args)
+    check_position_flags(args)
     if args.deepspeed and not args.deepspeed_config:
         raise ConfigError("--deepspeed needs --deepspeed_config (e.g. trainer/configs/ds_zero1.json)")
 
