@@ -37,6 +37,7 @@ from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
 from trainer.checkpoint.layout import DS_TAG
 from trainer.checkpoint.save import model_state, read_for_resume, save_checkpoint
 from trainer.checkpoint.space import check_checkpoint_space, checkpoint_bytes
+from trainer.context import phase_context
 from trainer.errors import TrainError
 from trainer.evaluation import eval_line, eval_size_warning, evaluate, evaluate_languages
 from trainer.models import get_family
@@ -381,9 +382,11 @@ class Trainer:
         codes = [lang.code for lang in self.languages]
         if self.languages:   # each language's test shards apart; the overall: their mean
             ev = evaluate_languages(module, self.languages, self.config, self.env, self.forward)
-        else:   # a phase's rows in its own batches unless --eval_batch_size says otherwise
+        else:   # a phase's rows in its batches unless --eval_batch_size says; long rows: context too
+            phase = self.phases[self.phase_index]
             ev = evaluate(module, self.shards.test, self.config.replace(
-                eval_batch_size=self.phases[self.phase_index].eval_batch_size), self.env, self.forward)
+                eval_batch_size=phase.eval_batch_size), self.env, self.forward)
+            ev.update(phase_context(module, phase, self.config, self.env, self.forward))
         metrics.log(self.step, ev, prefix="eval")
         log.info(eval_line(self.step, ev, codes))
         tests = [(f"{lang.code}: ", ev[f"eval_instances/{lang.code}"], lang.shards.test)

@@ -1,5 +1,7 @@
 """Section `training`: for each trainer output dir given with `--run DIR`, the loss, MLM and NSP
-loss, learning rate and samples/s curves from train_log.jsonl, and the eval points.
+loss, learning rate and samples/s curves from train_log.jsonl, and the eval points; for runs of
+long rows, the context evaluation (the accuracy deep in long articles with the whole segment,
+512 and 128 tokens around the mask, and the gain).
 
 Reads only the run's plain files (train_log.jsonl, hparams.json): the pipeline never imports
 the trainer.
@@ -94,6 +96,13 @@ def _one_run(sec: Section, run: Path) -> None:
         rows.append(("last eval: mlm loss / acc", f"{ev['eval_mlm_loss']:.4f} / {ev['eval_mlm_acc']:.3f}"))
         if "eval_nsp_loss" in ev:
             rows.append(("last eval: nsp loss / acc", f"{ev['eval_nsp_loss']:.4f} / {ev['eval_nsp_acc']:.3f}"))
+        long = [r for r in evals if "eval_context_gain" in r]   # trainer/context.py
+        if long:
+            c = long[-1]
+            rows.append(("long context: accuracy whole segment / 512 / 128 tokens",
+                         f"{c['eval_context_acc_long']:.3f} / {c['eval_context_acc_512']:.3f} / "
+                         f"{c['eval_context_acc_128']:.3f}: gain {c['eval_context_gain']:+.3f} on "
+                         f"{num(c['eval_context_tokens'])} tokens (step {num(c['step'])})"))
         n = ev.get("eval_instances")
         rows.append(("eval instances", num(n)))
         if n is not None and few_eval_instances(n):
@@ -107,6 +116,10 @@ def _one_run(sec: Section, run: Path) -> None:
                        title="Training loss", points={
                            "eval mlm_loss": _series(evals, "eval_mlm_loss"),
                            "eval nsp_loss": _series(evals, "eval_nsp_loss")} if evals else None))
+    if any("eval_context_gain" in r for r in evals):
+        sec.add(line_chart({}, title="Held-out accuracy deep in long articles, by the context around the mask",
+                           points={f"{view} tokens": _series(evals, f"eval_context_acc_{key}") for view, key in
+                                   (("the whole segment's", "long"), ("512", "512"), ("128", "128"))}))
     sec.add(line_chart({"learning rate": _series(train, "lr")}, title="Learning rate"))
     sec.add(line_chart({"samples/s": _series(train, "samples_per_sec")},
                        title="Throughput (samples/s, all ranks)"))
