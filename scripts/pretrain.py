@@ -20,6 +20,12 @@ What it runs, each printed before it runs (every step resumes or skips finished 
      test split can tell them apart (scripts/demo_probe.py), and `pipeline report --run
      --downstream`: DATA_DIR/LANG/report.html holds the corpus, the curves and the scores.
 Into DATA_DIR/LANG (the pipeline), RUNS/LANG_modern (the run, hf/ its export, probe/).
+
+With --long (scripts/long_recipe.py) it also encodes the longer rows (CPU: 512 and 2,048 tokens;
+GPU: 1,024 and 8,192) and trains through sequence-length phases ending on the longest rows, the
+global RoPE θ raised for them, into RUNS/LANG_modern_long; step 5 adds the context evaluation
+(`python -m trainer.context_eval`: the accuracy deep in long held-out articles with the whole
+article around the mask against 512 tokens, the gain) to the closing lines.
 """
 from __future__ import annotations
 
@@ -37,6 +43,7 @@ if __package__ in (None, "") and str(ROOT) not in sys.path:  # run by path: impo
 from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
 from scripts.demo import DemoError, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
+from scripts.long_recipe import LONG, write_phases  # noqa: E402
 from scripts.vocab_rule import (  # noqa: E402
     body_parameters,
     embedding_warning,
@@ -91,7 +98,7 @@ def choose_vocab(a, model: dict) -> int:
     return chosen
 
 
-def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: Path, out: Path) -> None:
+def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: list[Path], out: Path) -> None:
     # finished: the newest checkpoint is at its plan's end (the budget may have moved the end)
     newest = (list_checkpoints(out) or [None])[-1]
     meta = (read_json(newest / "meta.json") or {}) if newest is not None else {}
@@ -99,8 +106,11 @@ def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: Path,
     if end and checkpoint_step(newest) >= end:
         say(f"training: already finished ({end} steps in {out}), not rerun")
         return
+    folders = [ROOT / h for h in hdf5]   # the commands run in ROOT
+    data = (["--phases", write_phases(out / "phases.json", LONG[device], folders, a.batch_size)] if a.long
+            else ["--input_dir", hdf5[0]])
     cmd = torchrun_prefix(ranks) + [
-        "trainer/run_pretraining.py", "--model_config", model_file, "--input_dir", hdf5,
+        "trainer/run_pretraining.py", "--model_config", model_file, *data,
         "--vocab_file", vocab, "--output_dir", out, "--train_budget", a.budget,
         "--learning_rate", LEARNING_RATE[device], "--train_batch_size", a.batch_size,
         "--resume_from_checkpoint", *RECIPE]
@@ -127,7 +137,7 @@ def heldout_sentences(a, n: int = 3) -> list[str]:
     return out
 
 
-def evaluate(a, out: Path, hf: Path, hdf5: Path) -> list[str]:
+def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]:
     from scripts.fill_mask import fill_masks
     from scripts.heldout_mlm import heldout_accuracy, summary_line, verdict_lines
 
@@ -136,15 +146,27 @@ def evaluate(a, out: Path, hf: Path, hdf5: Path) -> list[str]:
             (newest / "model.pt").stat().st_mtime:
         run_command([sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf],
                     "export")
-    say(f"$ python scripts/heldout_mlm.py {hf} {hdf5}")
-    result = heldout_accuracy(hf, hdf5)
+    say(f"$ python scripts/heldout_mlm.py {hf} {hdf5[0]}")
+    result = heldout_accuracy(hf, hdf5[0])
     say(summary_line(result))
+    long = [context(hf, hdf5[-1], device)] if a.long else []
     sentences = heldout_sentences(a)
     if sentences:
         say(f"$ {shown([sys.executable, 'scripts/fill_mask.py', hf, *sentences])}")
         for text, (ranking,) in zip(sentences, fill_masks(hf, sentences)):
             say(f"{text}\n    [MASK] = " + ", ".join(f"{t} ({p:.2f})" for t, p in ranking))
-    return verdict_lines(result) + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
+    return verdict_lines(result) + long + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
+
+
+def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
+    """The context evaluation of a long model on the longest rows' held-out articles, one line."""
+    from trainer.context import context_line
+    from trainer.context_eval import run
+
+    say(f"$ python -m trainer.context_eval --model {hf} --input_dir {hdf5} --device {device}")
+    line = context_line(run(hf, hdf5, device=device))
+    say(line)
+    return f"== does it read the long context? {line}"
 
 
 def probe(a, hf: Path, out: Path) -> list[Path]:
@@ -174,6 +196,9 @@ def main(argv=None) -> int:
                    help="a ModernBERT JSON (default: modernbert_small.json on CPU, _base on GPU)")
     p.add_argument("--batch-size", type=int, default=32, help="per rank (--train_batch_size)")
     p.add_argument("--workers", type=int, default=None, help="pipeline worker processes")
+    p.add_argument("--long", action="store_true",
+                   help="long context: phases 128 -> 512 -> 2,048 tokens (GPU: -> 1,024 -> 8,192), "
+                        "global RoPE θ raised for the last, into RUNS/LANG_modern_long")
     p.add_argument("--probe", choices=("auto", "on", "off"), default="auto",
                    help=f"auto: only with at least {MIN_TEST_SENTENCES} held-out probe sentences")
     a = p.parse_args(argv)
@@ -192,20 +217,25 @@ def main(argv=None) -> int:
         vocab_size = choose_vocab(a, model)
         run_command(pipeline(a, "run", *(["--dump", a.dump] if a.dump else []), "--vocab-size",
                              vocab_size, "--no-encode"), "pipeline run")
-        run_command(pipeline(a, "encode", "--pack", *[x for k, v in PACKED.items()
-                                                      for x in (f"--{k.replace('_', '-')}", v)]),
-                    "pipeline encode")
-        lang_dir, out = a.data_dir / a.lang, a.runs / f"{a.lang}_modern"
+        rows = [(PACKED["max_seq"], PACKED["max_pred"])] + (
+            [(p.max_seq, p.max_pred) for p in LONG[device][1:]] if a.long else [])
+        for max_seq, max_pred in rows:
+            run_command(pipeline(a, "encode", "--pack", "--max-seq", max_seq, "--max-pred", max_pred,
+                                 "--masked-lm-prob", PACKED["masked_lm_prob"], "--dupe-factor",
+                                 PACKED["dupe_factor"]), "pipeline encode")
+        lang_dir, out = a.data_dir / a.lang, a.runs / f"{a.lang}_modern{'_long' if a.long else ''}"
         vocab_lines = sum(1 for _ in open(lang_dir / "vocab" / "vocab.txt", encoding="utf-8"))
         out.mkdir(parents=True, exist_ok=True)
         run_model = out / "model_config.json"   # the model, its vocab_size fitted to vocab.txt
         run_model.write_text(json.dumps({**model, "vocab_size": -(-vocab_lines // 64) * 64}, indent=1))
-        hdf5 = lang_dir / output_folder_name(False, PACKED["max_seq"], PACKED["max_pred"],
-                                             PACKED["masked_lm_prob"], dupe_factor=1, packed=True)
-        say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}")
+        hdf5 = [lang_dir / output_folder_name(False, max_seq, max_pred, PACKED["masked_lm_prob"],
+                                              dupe_factor=1, packed=True) for max_seq, max_pred in rows]
+        lengths = " -> ".join(f"{max_seq:,}" for max_seq, _ in rows)
+        say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}"
+            + (f", phases of {lengths} tokens" if a.long else ""))
         train(a, device, ranks, run_model, lang_dir / "vocab", hdf5, out)
         say("== [4/5] export, held-out accuracy, fill-mask")
-        verdict = evaluate(a, out, out / "hf", hdf5)
+        verdict = evaluate(a, device, out, out / "hf", hdf5)
         say("== [5/5] probe and report")
         results = probe(a, out / "hf", out / "probe")
         run_command(pipeline(a, "report", "--run", out, *[x for r in results for x in ("--downstream", r)]),

@@ -84,7 +84,8 @@ def context_line(res: dict) -> str:
     """The evaluation in one line (the log, scripts/pretrain.py, python -m trainer.context_eval)."""
     if not res:
         return (f"context evaluation: no held-out segment of {MIN_SEGMENT:,}+ tokens with masked tokens "
-                "(encode the test files at --max-seq 2048 or more)")
+                "(the held-out articles are shorter than that, or their rows are: encode them at "
+                "--max-seq 2048 or more)")
     p = PREFIX
     return (f"context evaluation on {res[p + 'tokens']:,} masked tokens in {res[p + 'segments']:,} held-out "
             f"segments of {MIN_SEGMENT:,}+ tokens: accuracy {res[p + 'acc_long']:.4f} with the whole "
