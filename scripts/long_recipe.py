@@ -7,9 +7,10 @@
 Most steps on short rows, then longer, ending on long rows with the global RoPE θ raised for them
 (ModernBERT's 10k -> 160k; the local layers keep 10k), under the one warmup-stable-decay schedule
 and --train_budget (the shares are of the time): on CPU 128 -> 512 -> 2,048 tokens (shares 0.7 /
-0.2 / 0.1, as bench_long_context.py measured), on GPUs 128 -> 1,024 -> 8,192 (0.6 / 0.25 / 0.15,
-trainer/configs/phases_long.json's shape). The batch a rank shrinks as the rows grow, so that a
-step holds about the same tokens in every phase (32 x 128 = 8 x 512 = 2 x 2,048 on CPU).
+0.2 / 0.1, the phases bench_long_context.py measures at an equal budget), on GPUs 128 -> 1,024 ->
+8,192 (0.6 / 0.25 / 0.15, trainer/configs/phases_long.json's shape). The batch a rank shrinks as
+the rows grow, so that a step holds about the same tokens in every phase (32 x 128 = 8 x 512 =
+2 x 2,048 on CPU).
 """
 from __future__ import annotations
 
