@@ -33,7 +33,7 @@ from tests.helpers.synthetic_shards import write_vocab  # noqa: E402
 from trainer.data import find_shards, read_shard  # noqa: E402
 from trainer.data.masking import DynamicMasker  # noqa: E402
 from trainer.data.vocabulary import encode_vocab  # noqa: E402
-from vocab.spec import load_vocab  # noqa: E402
+from vocab.kinds import load_vocab  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE_DATA = Path("/tmp/w2b_probe/data/uk")

@@ -1,7 +1,9 @@
 """The layout's rules (docs/architecture.md), checked on the source: dependencies run one way,
 no stage imports another, the trainer reaches the pipeline only through the HDF5 contract, each
-of the trainer's rooms imports only the rooms below it, a model-type string is compared in the
-model registry only, and no module grows past ~400 lines."""
+of the trainer's and the tokenization layer's rooms imports only the rooms below it, a
+model-type string is compared in the model registry only, a tokenizer's kind is asked of the
+kinds only (no kind name compared, no spec's type checked outside vocab/kinds/), and no module
+grows past ~400 lines."""
 from __future__ import annotations
 
 import ast
@@ -24,7 +26,13 @@ ALLOWED = {
     "pipeline/stages": ("common", "pipeline.core", "pipeline.text", "pipeline.encoding", "pipeline.report",
                         "vocab"),
     "pipeline": ("common", "pipeline.core", "pipeline.cli"),        # cli.py: stages load via the registry
-    "vocab": ("common", "vocab"),
+    # the tokenization layer's rooms, lowest first (vocab/__init__.py): none imports one above it
+    "vocab": ("common",),
+    "vocab/core": ("common", "vocab.core"),
+    "vocab/training": ("common", "vocab.core", "vocab.training"),
+    "vocab/kinds": ("common", "vocab.core", "vocab.training", "vocab.kinds"),
+    "vocab/reports": ("common", "vocab.core", "vocab.kinds", "vocab.reports"),
+    "vocab/joint": ("common", "vocab.core", "vocab.training", "vocab.joint"),
     # the trainer's rooms, lowest first; the files at trainer/'s top (the entry, the loop, the
     # build of a run) may import any room
     "trainer/data": ("common", "trainer.data", "trainer.errors", "vocab", "pipeline.encoding.hdf5_format"),
@@ -137,3 +145,50 @@ def test_the_model_type_rule_sees_comparisons(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text('if args.model_type == "modernbert" or t in ("bert", "x"):\n    pass\n')
     assert len(model_type_comparisons(probe)) == 2
+
+
+def kind_names() -> tuple[set[str], set[str]]:
+    """(the registry's kind names, the kinds' class names)."""
+    from vocab.kinds import KINDS
+    from vocab.kinds.base import TokenizerKind
+
+    return set(KINDS), {k.__name__ for k in KINDS.values()} | {TokenizerKind.__name__}
+
+
+def kind_switches(path: Path) -> list[str]:
+    """`spec.kind == "mecab"`, `x == "bytelevel-bpe"`, `isinstance(spec, VocabSpec)` ... in `path`: a
+    kind's name compared, or a spec's type checked."""
+    names, classes = kind_names()
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            for op in [node.left, *node.comparators]:
+                items = op.elts if isinstance(op, (ast.Tuple, ast.List, ast.Set)) else [op]
+                found += [f"line {node.lineno}: {i.value!r}" for i in items
+                          if isinstance(i, ast.Constant) and i.value in names]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
+            kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            found += [f"line {node.lineno}: {node.func.id}(..., {ast.unparse(k)})" for k in kinds
+                      if ast.unparse(k).split(".")[-1] in classes]
+        elif isinstance(node, ast.Constant) and node.value == "bytelevel-bpe":
+            found.append(f"line {node.lineno}: the literal 'bytelevel-bpe'")
+    return found
+
+
+KIND_OWNERS = (ROOT / "vocab" / "kinds", ROOT / "vocab" / "training" / "bytelevel.py")
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if not any(p == o or o in p.parents for o in KIND_OWNERS)
+                                  and p.parts[len(ROOT.parts)] != "scripts"],   # users: they name kinds on the CLI
+                         ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_a_tokenizer_kind_is_asked_of_the_kinds_only(path):
+    """Everything else asks the loaded tokenizer (vocab/kinds/base.py) what it can do."""
+    assert kind_switches(path) == [], f"{path.relative_to(ROOT)} asks which kind a tokenizer is"
+
+
+def test_the_kind_rule_sees_switches(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text('if spec.kind == "mecab" or isinstance(spec, (VocabSpec, x.TokenizerSpec)):\n'
+                     '    model_type = "bytelevel-bpe"\n')
+    assert len(kind_switches(probe)) == 4

@@ -51,7 +51,7 @@ def check_inputs(config, family, start):
         raise TrainError(f"--input_dir {_packed_folder(config, languages)} holds packed rows (encode --pack: no "
                          "sentence pairs, next-sentence labels all 0): add --no_nsp")
     try:
-        masker = build_masker(config, shards.seq_len, shards.max_pred, packed=shards.packed)
+        masker = build_masker(config, shards.seq_len, shards.max_pred, packed=shards.packed, spec=start.spec)
     except MaskingError as exc:
         raise TrainError(str(exc)) from None
     return shards, masker, languages

@@ -63,7 +63,7 @@ class Trainer:
         self.out = Path(config.output_dir)
         latest = prepare_output_dir(config, env.is_main)
         env.barrier()
-        self.vocab_size = copy_vocab(config.vocab_file, family.vocab_size(self.model_config), self.out,
+        self.vocab_size = copy_vocab(self.start.spec, family.vocab_size(self.model_config), self.out,
                                      write=env.is_main)
         self.model = build_model(config, family, self.start, env,
                                  init_weights=(config.phase == 2 or config.init_from is not None)

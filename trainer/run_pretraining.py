@@ -105,7 +105,7 @@ def _run(argv) -> int:
         from trainer.config import resolve_config
         from trainer.data.shards import DataError
         from trainer.loop import Trainer
-        from vocab.spec import VocabError
+        from vocab.core.layout import VocabError
 
         user_errors = (ConfigError, TrainError, DataError, CheckpointError, VocabError)
         try:

@@ -66,7 +66,7 @@ def _segmenter(lang: str):
     name = word_segmenter(lang)
     if name is None:
         return None, None
-    from vocab.segmenters import SegmenterError, load_segmenter
+    from vocab.core.segmenters import SegmenterError, load_segmenter
 
     try:
         return name, load_segmenter(name).words

@@ -14,14 +14,14 @@ DATA_DIR/LANG/hdf5_lower_case_{0,1}_seq_len_{L}_max_pred_{P}_masked_lm_prob_{p}_
 depend only on the seed and the shard's name, whatever --workers.
 
 Scripts without spaces: a MeCab vocab (`pipeline --lang ja vocab`) is tokenized on MeCab words
-(vocab/japanese.py); otherwise, when the language has a word segmenter (ja mecab, zh jieba, th
+(vocab/kinds/mecab.py); otherwise, when the language has a word segmenter (ja mecab, zh jieba, th
 pythainlp; `--word-segmenter` overrides, `none` turns it off), the tokens stay BERT's and the
-segmenter's words give each token a word-start flag (vocab/word_starts.py). Either way
+segmenter's words give each token a word-start flag (vocab/core/word_starts.py). Either way
 `--whole-word-masking` masks whole segmenter words and the files carry the optional
 `word_starts` dataset (docs/hdf5_format.md) for the trainer's masking.
 
 `--tokenizer DIR` encodes with a transformers fast tokenizer (a folder with tokenizer.json:
-WordPiece, byte-level BPE, Unigram/SentencePiece; vocab/hf_tokenizer.py) instead of the vocab
+WordPiece, byte-level BPE, Unigram/SentencePiece; vocab/kinds/fast.py) instead of the vocab
 stage's vocab.txt: its own ids, special tokens and pad id, `<s> A </s> B </s>` where BERT has
 `[CLS] A [SEP] B [SEP]` (B's segment id as its post-processor gives it), a word start per token
 from its word ids (the `word_starts` dataset), the fingerprint of its tokenizer.json as each
@@ -70,11 +70,10 @@ from pipeline.encoding.hdf5_format import (
     output_folder_name,
 )
 from pipeline.text.language_settings import word_segmenter as language_segmenter
-from vocab.encoders import shard_encoder
-from vocab.hf_tokenizer import TOKENIZER_JSON, TokenizerSpec, load_tokenizer_spec, tokenizer_suffix
-from vocab.segmenters import CHOICES as SEGMENTER_CHOICES
-from vocab.segmenters import SegmenterError, load_segmenter
-from vocab.spec import VocabError, load_vocab
+from vocab.core.layout import VocabError
+from vocab.core.segmenters import CHOICES as SEGMENTER_CHOICES
+from vocab.core.segmenters import SegmenterError, load_segmenter
+from vocab.kinds import load_tokenizer
 
 log = logging.getLogger("pipeline")
 
@@ -124,8 +123,8 @@ def check_options(max_seq: int, max_pred: int, masked_lm_prob: float, dupe_facto
 
 
 def resolve_vocab(data_dir, lang: str, vocab: str | os.PathLike | None, tokenizer=None):
-    """The spec to encode with: --tokenizer (any tokenizer folder), --vocab, or the vocab
-    stage's folder; a vocab folder holding tokenizer.json and no vocab.txt is a tokenizer."""
+    """The tokenizer to encode with (vocab.kinds): --tokenizer (any tokenizer folder), --vocab,
+    or the vocab stage's folder, whatever its kind."""
     if vocab is not None and tokenizer is not None:
         raise StageError("give --vocab or --tokenizer, not both: --tokenizer takes any "
                          "transformers tokenizer folder, --vocab a vocab.txt or its folder")
@@ -134,15 +133,8 @@ def resolve_vocab(data_dir, lang: str, vocab: str | os.PathLike | None, tokenize
         require_stage_output(vocab_dir, "vocab", option="--vocab")
         vocab = vocab_dir
     try:
-        if tokenizer is not None:
-            spec = load_tokenizer_spec(tokenizer)
-        elif Path(vocab).is_dir() and (Path(vocab) / TOKENIZER_JSON).is_file():
-            spec = load_tokenizer_spec(vocab)
-        else:
-            spec = load_vocab(vocab)
-        spec.require_mlm_tokens()
-        if isinstance(spec, TokenizerSpec):
-            spec.backend()          # a tokenizer.json the Rust library cannot read: one line, here
+        spec = load_tokenizer(tokenizer if tokenizer is not None else vocab)
+        spec.check_usable()          # no mask token, a tokenizer.json Rust cannot read: one line, here
     except VocabError as exc:
         raise StageError(str(exc)) from None
     return spec
@@ -150,7 +142,7 @@ def resolve_vocab(data_dir, lang: str, vocab: str | os.PathLike | None, tokenize
 
 def tokenizer_record(spec) -> dict:
     """What the manifest says of the data's tokenizer (the trainer compares its fingerprint)."""
-    return {"folder": str(spec.folder.resolve()), "kind": spec.kind, "fingerprint": spec.fingerprint,
+    return {"folder": str(spec.folder.resolve()), "kind": spec.piece_model, "fingerprint": spec.fingerprint,
             "size": spec.size, "pad_id": spec.pad_id}
 
 
@@ -162,14 +154,6 @@ def joint_vocab_record(spec) -> dict | None:
     o = m.get("options") or {}
     return {"folder": str(spec.folder.resolve()), "languages": o.get("languages"),
             "sampling_alpha": o.get("sampling_alpha"), "name": joint_name(o.get("languages") or ())}
-
-
-def _tokenizer_inputs(spec) -> list[Path]:
-    """The vocabulary's files that the stage's input fingerprint covers."""
-    if isinstance(spec, TokenizerSpec):
-        names = (TOKENIZER_JSON, "tokenizer_config.json", "special_tokens_map.json")
-        return [spec.folder / n for n in names if (spec.folder / n).is_file()]
-    return [spec.vocab_file] + [p for p in [spec.vocab_file.parent / "tokenizer_config.json"] if p.is_file()]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -187,15 +171,15 @@ def encode_shard(shard: Path, out_file: Path, spec, *, max_seq: int, max_pred: i
     from pipeline.encoding.writer import InstanceFileWriter, chunk_rows
 
     try:
-        corpus = Corpus.from_file(shard, shard_encoder(spec, word_segmenter))
+        corpus = Corpus.from_file(shard, spec.encoder(word_segmenter))
     except SegmenterError as exc:
         raise StageError(f"{shard}: {exc}") from None
     if corpus.n_docs == 0:
         raise StageError(f"shard {shard} holds no sentences (empty): remove it or rerun "
                          "`pipeline shard`")
     task_seed = shard_seed(seed, shard.stem)
-    # only for a transformers tokenizer: files of a vocab.txt stay byte for byte what they were
-    attrs = {TOKENIZER_ATTR: spec.fingerprint} if isinstance(spec, TokenizerSpec) else {}
+    # only where the kind says so: files of a vocab.txt stay byte for byte what they were
+    attrs = {TOKENIZER_ATTR: spec.fingerprint} if spec.records_in_data else {}
     if pack:
         return _encode_packed(shard, out_file, corpus, spec, task_seed, max_seq=max_seq,
                               max_pred=max_pred, masked_lm_prob=masked_lm_prob,
@@ -288,8 +272,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
         if s.stat().st_size == 0:
             raise StageError(f"shard {s} is empty: remove it or rerun `pipeline shard`")
     spec = resolve_vocab(data_dir, lang, vocab, tokenizer)
-    is_tokenizer = isinstance(spec, TokenizerSpec)
-    segmenter = "mecab" if spec.word_tokenizer == "mecab" else language_segmenter(lang, word_segmenter)
+    segmenter = spec.word_segmenter(language_segmenter(lang, word_segmenter))
     if segmenter is not None:
         try:
             load_segmenter(segmenter)   # a missing package: one line, before any work
@@ -300,7 +283,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
     if joint and lang not in (joint["languages"] or ()):
         log.warning("encode: warning: %s is not one of the languages the joint vocab %s was made "
                     "for (%s)", lang, joint["folder"], ", ".join(joint["languages"] or ()))
-    suffix = (f"_joint-{joint['name']}" if joint else "") + (tokenizer_suffix(spec) if is_tokenizer else "")
+    suffix = (f"_joint-{joint['name']}" if joint else "") + spec.folder_suffix()
     name = output_folder_name(spec.lower_case, max_seq, max_pred, masked_lm_prob, seed,
                               dupe_factor, whole_word_masking, spec.strip_accents, short_seq_prob,
                               packed=pack, tokenizer_suffix=suffix)
@@ -317,9 +300,9 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
     if pack:                    # likewise: pair manifests stay as they were
         options["pack"] = True
         del options["short_seq_prob"]
-    if is_tokenizer:            # and vocab.txt manifests' options too
-        options["tokenizer"] = {"kind": spec.kind, "fingerprint": spec.fingerprint}
-    run = StageRun("encode", root, options, fingerprint_inputs([in_dir, *_tokenizer_inputs(spec)]), force=force,
+    if spec.records_in_data:    # and vocab.txt manifests' options too
+        options["tokenizer"] = {"kind": spec.piece_model, "fingerprint": spec.fingerprint}
+    run = StageRun("encode", root, options, fingerprint_inputs([in_dir, *spec.files]), force=force,
                    workers=workers, expected_bytes=int(HDF5_BYTES_PER_TEXT_BYTE * dupe_factor
                                                        * sum(s.stat().st_size for s in shards)))
     if run.complete:
@@ -347,8 +330,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
     }
     return run.finish(summary, outputs=outputs,
                       # "vocab": the vocab.txt, or a tokenizer's folder (the trainer reads it)
-                      extra={"shards": infos, "vocab": str((spec.folder if is_tokenizer
-                                                            else spec.vocab_file).resolve()),
+                      extra={"shards": infos, "vocab": str(spec.location.resolve()),
                              "tokenizer": tokenizer_record(spec),
                              "sources": shard_sources(in_dir, shards),
                              **({"joint_vocab": joint} if joint else {})},

@@ -11,7 +11,7 @@ Words are counted per script: a run of letters/digits with at least one letter i
 scripts that put spaces between words; in CJK, Thai, Lao, Khmer, Myanmar and Tibetan text each
 character counts as a word (otherwise a whole Chinese sentence would be one "word" and the
 rules would reject every document), unless a word segmenter is given (`segment`: text -> words,
-vocab/segmenters.py through the filter stage): then text in those scripts counts its
+vocab/core/segmenters.py through the filter stage): then text in those scripts counts its
 segmenter words that hold a letter.
 
 Usage:

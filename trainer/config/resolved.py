@@ -84,6 +84,7 @@ class TrainConfig:
     explicit: tuple[str, ...] = ()
     deepspeed_settings: dict | None = field(default=None)   # handed to deepspeed.initialize
     speed_note: str = ""               # which speed options and why, in one line (logged)
+    init_source: object = field(default=None, compare=False, repr=False)   # --init_from, opened once
 
     @property
     def languages(self) -> dict[str, str]:
@@ -99,7 +100,8 @@ class TrainConfig:
 
     def to_dict(self) -> dict:
         """hparams.json's keys: every field (the DeepSpeed settings as handed to DeepSpeed)."""
-        d = dataclasses.asdict(self)
+        d = dataclasses.asdict(dataclasses.replace(self, init_source=None))
+        del d["init_source"]
         d["explicit"] = list(self.explicit)
         return d
 
@@ -131,7 +133,7 @@ def resolve_model_type(args, source) -> str:
 
 
 FLAG_FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig)
-                    if f.name not in ("explicit", "deepspeed_settings", "speed_note"))
+                    if f.name not in ("explicit", "deepspeed_settings", "speed_note", "init_source"))
 
 
 def resolve_config(args) -> TrainConfig:
@@ -170,5 +172,5 @@ def resolve_config(args) -> TrainConfig:
     flags.update(device=device, precision=precision, torch_compile=torch_compile, unpad=unpad,
                  eval_batch_size=args.eval_batch_size or flags["train_batch_size"])
     return TrainConfig(**flags, explicit=tuple(args.explicit), speed_note=note,
-                       deepspeed_settings=ds.config if ds is not None else None)
+                       deepspeed_settings=ds.config if ds is not None else None, init_source=source)
 

@@ -168,7 +168,7 @@ trained with wiki2bert on the {wikipedia}.
 | language | `{lang}` |
 | Wikipedia dump | {dump} |
 | corpus | {corpus_row} |
-| vocab | {spec.size:,} {KINDS.get(spec.kind, spec.kind)} tokens, {case} |
+| vocab | {spec.size:,} {KINDS.get(spec.piece_model, spec.piece_model)} tokens, {case} |
 | training | {training_row} |
 | objective | {hp.get('objective', 'unknown')} |
 | final training loss | {losses} |

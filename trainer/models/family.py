@@ -206,11 +206,7 @@ def save_hf_model(model_cls, config, weights: dict, folder: Path, display_name: 
 
 
 def write_tokenizer_json(folder: Path, spec) -> None:
-    """tokenizer.json beside a WordPiece vocab.txt (BertTokenizerFast's), which transformers 5's
-    AutoTokenizer wants for a model type other than BERT's; nothing where the tokenizer files
-    already hold one, or for MeCab words (ja: tokenizer_config.json names their tokenizer)."""
-    if (folder / "tokenizer.json").exists() or getattr(spec, "word_tokenizer", None) is not None:
-        return
-    from transformers import BertTokenizerFast
-
-    BertTokenizerFast.from_pretrained(folder).backend_tokenizer.save(str(folder / "tokenizer.json"))
+    """tokenizer.json beside a WordPiece vocab.txt, which transformers 5's AutoTokenizer wants for
+    a model type other than BERT's: the tokenizer's kind writes it where it has one to write
+    (vocab/kinds: none for MeCab words, nothing where its files hold one)."""
+    spec.save_tokenizer_json(folder)

@@ -1,7 +1,7 @@
 """The run's output_dir: refuse to mix runs, copy the vocab, record the run's settings.
 
     latest = prepare_output_dir(config, is_main)   # the checkpoint to resume, or None
-    copy_vocab(config.vocab_file, model_vocab_size, out, write=is_main)
+    copy_vocab(start.spec, model_vocab_size, out, write=is_main)   # the run's tokenizer, as its kind saves it
     write_run_info(out, config, model_config_dict, world_size=..., ...)   # hparams.json, bert_config.json
 
 The files are those run_pretraining.py's usage lists; checkpoints/ is trainer/checkpoint/'s.
@@ -9,7 +9,6 @@ The files are those run_pretraining.py's usage lists; checkpoints/ is trainer/ch
 from __future__ import annotations
 
 import logging
-import shutil
 from pathlib import Path
 
 from common.atomic import write_json_atomic
@@ -35,30 +34,18 @@ def prepare_output_dir(config, is_main: bool):
     return latest
 
 
-def copy_vocab(vocab_file: str | None, bert_vocab_size: int, out: Path, write: bool) -> int | None:
-    """Check the vocab against the model; copy it into output_dir: a vocab.txt and its case
-    setting, or a tokenizer folder's files (its save_to: tokenizer.json, tokenizer_config.json)."""
-    if not vocab_file:
+def copy_vocab(spec, model_vocab_size: int, out: Path, write: bool) -> int | None:
+    """Check the run's tokenizer (loaded once: trainer/start.py) against the model; save it into
+    output_dir as its kind saves it (vocab.txt and its case setting, or a tokenizer folder's
+    files), so that export finds it."""
+    if spec is None:
         log.warning("no --vocab_file: output_dir gets no vocab.txt (export will need --vocab_file)")
         return None
-    from trainer.data.vocabulary import load_spec
-    from vocab.spec import TOKENIZER_CONFIG, VocabSpec, read_case_setting, tokenizer_config
-
-    spec = load_spec(vocab_file)
-    if spec.size > bert_vocab_size:
-        where = getattr(spec, "vocab_file", spec.folder)
-        raise TrainError(f"--vocab_file {where} has {spec.size} tokens but the model's vocab_size is "
-                         f"{bert_vocab_size}: set vocab_size >= {spec.size} in --bert_config")
-    if write and not isinstance(spec, VocabSpec):
-        spec.save_to(out)
-    elif write:
-        shutil.copyfile(spec.vocab_file, out / "vocab.txt")
-        cfg = spec.vocab_file.parent / TOKENIZER_CONFIG
-        if cfg.is_file():
-            shutil.copyfile(cfg, out / TOKENIZER_CONFIG)
-        else:
-            write_json_atomic(out / TOKENIZER_CONFIG,
-                              tokenizer_config(*read_case_setting(spec.vocab_file.parent)))
+    if spec.size > model_vocab_size:
+        raise TrainError(f"--vocab_file {spec.location} has {spec.size} tokens but the model's vocab_size is "
+                         f"{model_vocab_size}: set vocab_size >= {spec.size} in --model_config")
+    if write:
+        spec.save(out)
     return spec.size
 
 

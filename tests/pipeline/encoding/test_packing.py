@@ -16,8 +16,8 @@ from pipeline.encoding.masking import Masker
 from pipeline.encoding.packing import pack_batch, plan_packed
 from pipeline.report.hdf5 import hdf5_section
 from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_shards, write_vocab
-from vocab.fast_wordpiece import FastWordPiece
-from vocab.spec import load_vocab
+from vocab.core.fast_wordpiece import FastWordPiece
+from vocab.kinds import load_vocab
 
 L, P = 32, 12
 

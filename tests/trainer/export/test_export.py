@@ -159,16 +159,16 @@ def test_a_model_file_holding_code_is_refused_not_run(tmp_path, capsys):
 
 
 def test_a_japanese_mecab_vocab_exports_transformers_mecab_tokenizer(tmp_path):
-    """A vocab trained on MeCab words (issue 23's vocab/japanese.py) keeps its word tokenizer
-    in the export: AutoTokenizer loads the folder as BertJapaneseTokenizer on MeCab words."""
+    """A vocab trained on MeCab words (the `mecab` kind, vocab/kinds/mecab.py) keeps its word
+    tokenizer in the export: AutoTokenizer loads the folder as BertJapaneseTokenizer on MeCab words."""
     transformers = pytest.importorskip("transformers")
     pytest.importorskip("fugashi")
     pytest.importorskip("unidic_lite")
-    from vocab.spec import tokenizer_config
+    from vocab.kinds.mecab import MecabVocab
 
     make_run_dir(tmp_path / "run", lower_case=None)
     (tmp_path / "run" / "tokenizer_config.json").write_text(
-        json.dumps(tokenizer_config(False, False, word_tokenizer="mecab")), encoding="utf-8")
+        json.dumps(MecabVocab.tokenizer_config(False, False)), encoding="utf-8")
     export(tmp_path / "run", tmp_path / "hf")
     tok = transformers.AutoTokenizer.from_pretrained(tmp_path / "hf")
     assert type(tok).__name__ == "BertJapaneseTokenizer"
