@@ -95,7 +95,7 @@ def speed(records: list[dict]) -> str:
 
 def export_check(args, run: Path, log_file: Path) -> tuple[bool, str]:
     """Export `run`, load it in transformers on the device, compare MLM logits with ours."""
-    import torch
+    import torch  # torch, transformers and the trainer's network: this check alone needs them
     import transformers
 
     from trainer.data import eval_batches, find_shards

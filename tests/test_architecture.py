@@ -192,3 +192,48 @@ def test_the_kind_rule_sees_switches(tmp_path):
     probe.write_text('if spec.kind == "mecab" or isinstance(spec, (VocabSpec, x.TokenizerSpec)):\n'
                      '    model_type = "bytelevel-bpe"\n')
     assert len(kind_switches(probe)) == 4
+
+
+def lazy_imports_without_a_reason(path: Path) -> list[str]:
+    """Imports of the project's own modules inside a function with no comment saying why (on the
+    import, within its group of imports, or on the line above the group)."""
+    text = path.read_text(encoding="utf-8")
+    lines, tree = text.splitlines(), ast.parse(text)
+    here = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    found = []
+    for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        for body in (n.body for n in ast.walk(fn) if isinstance(getattr(n, "body", None), list)):
+            group: list[ast.stmt] = []
+            for stmt in [*body, None]:
+                if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                    group.append(stmt)
+                    continue
+                own = [g for g in group if _is_own(g, here)]
+                if own and not any("#" in lines[i] for i in range(group[0].lineno - 2, group[-1].end_lineno)):
+                    found += [f"line {g.lineno}: {ast.unparse(g)}" for g in own]
+                group = []
+    return sorted(set(found))
+
+
+def _is_own(node, here: str) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return node.level > 0 or (node.module or "").split(".")[0] in PACKAGES
+    return any(a.name.split(".")[0] in PACKAGES for a in node.names)
+
+
+@pytest.mark.parametrize("path", list(modules()), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_our_modules_are_imported_at_the_top_or_say_why(path):
+    """The import graph is what the tops of the modules say (no cycle hidden in a function): an
+    import of ours inside a function stays only with a reason (a heavy library one command
+    needs, `--help` staying instant), in a comment beside it."""
+    assert lazy_imports_without_a_reason(path) == [], f"{path.relative_to(ROOT)}: an import without a reason"
+
+
+def test_the_lazy_import_rule_sees_them(tmp_path):
+    probe = ROOT / "vocab" / "probe_for_the_test.py"
+    try:
+        probe.write_text("def f():\n    from vocab.kinds import load_tokenizer\n    return 1\n\n\n"
+                         "def g():\n    from vocab.kinds import load_vocab   # heavy: a reason\n")
+        assert lazy_imports_without_a_reason(probe) == ["line 2: from vocab.kinds import load_tokenizer"]
+    finally:
+        probe.unlink()

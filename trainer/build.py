@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
+from pipeline.encoding.hdf5_format import is_packed
 from trainer.checkpoint.files import load_model_weights
 from trainer.checkpoint.layout import CheckpointError, resolve_model_file
 from trainer.config.languages import parse_alpha_schedule, schedule_steps
@@ -58,8 +59,6 @@ def check_inputs(config, family, start):
 
 
 def _packed_folder(config, languages) -> str:
-    from pipeline.encoding.hdf5_format import is_packed
-
     packed = [lang for lang in languages if any(is_packed(s.path) for s in lang.shards.train)]
     return f"{packed[0].code}={packed[0].input_dir}" if packed else str(config.input_dir)
 

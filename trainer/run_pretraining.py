@@ -61,6 +61,7 @@ dir) trainer/runtime/.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 if __package__ in (None, ""):  # run by path: the repo root importable instead of this folder,
@@ -85,8 +86,6 @@ def interrupted() -> bool:
 
 
 def main(argv=None) -> int:
-    import signal
-
     before = signal.getsignal(signal.SIGINT)
     if before is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_sigint)   # remember it: a collective may fail first

@@ -69,6 +69,10 @@ from pipeline.encoding.hdf5_format import (
     maskable_tokens,
     output_folder_name,
 )
+from pipeline.encoding.instances import Corpus, plan_instances
+from pipeline.encoding.masking import Masker
+from pipeline.encoding.packing import pack_batch, plan_packed
+from pipeline.encoding.writer import InstanceFileWriter, chunk_rows
 from pipeline.text.language_settings import word_segmenter as language_segmenter
 from vocab.core.layout import VocabError
 from vocab.core.segmenters import CHOICES as SEGMENTER_CHOICES
@@ -165,11 +169,6 @@ def encode_shard(shard: Path, out_file: Path, spec, *, max_seq: int, max_pred: i
                  whole_word_masking: bool = False, word_segmenter: str | None = None,
                  pack: bool = False) -> dict:
     """Encode one shard into one HDF5 file (written atomically); returns its counts."""
-    # Imported here, not at the top: `pipeline --help` and the other stages need none of it.
-    from pipeline.encoding.instances import Corpus, plan_instances
-    from pipeline.encoding.masking import Masker
-    from pipeline.encoding.writer import InstanceFileWriter, chunk_rows
-
     try:
         corpus = Corpus.from_file(shard, spec.encoder(word_segmenter))
     except SegmenterError as exc:
@@ -214,10 +213,6 @@ def _encode_packed(shard: Path, out_file: Path, corpus, spec, task_seed: int, *,
                    max_seq: int, max_pred: int, masked_lm_prob: float, dupe_factor: int,
                    whole_word_masking: bool, attrs: dict) -> dict:
     """encode --pack for one shard: packed rows in stream order (pipeline/encoding/packing.py)."""
-    from pipeline.encoding.masking import Masker
-    from pipeline.encoding.packing import pack_batch, plan_packed
-    from pipeline.encoding.writer import InstanceFileWriter, chunk_rows
-
     plan = plan_packed(corpus, max_seq=max_seq, dupe_factor=dupe_factor, seed=task_seed)
     masker = Masker(spec, max_seq=max_seq, max_pred=max_pred, masked_lm_prob=masked_lm_prob,
                     whole_word=whole_word_masking)

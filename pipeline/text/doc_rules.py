@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
 
+from .language_settings import language_settings
+
 # Scripts written without spaces between words: one character is one word.
 UNSPACED_RANGES = (
     "\u0e00-\u0eff"          # Thai, Lao
@@ -267,8 +269,6 @@ THRESHOLDS = [f.name for f in fields(FilterSettings) if f.name != "alphabet"]
 
 def default_settings(lang: str) -> FilterSettings:
     """The filter defaults of `lang`: generic ones, updated by its languages/{lang}.json."""
-    from .language_settings import language_settings
-
     own = dict(language_settings(lang)["filter"])
     alphabet = own.pop("alphabet", None)
     fs = replace(FilterSettings(), **{k: v for k, v in own.items() if k in THRESHOLDS})

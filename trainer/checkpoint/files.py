@@ -12,6 +12,7 @@ types that state needs allowed.
 """
 from __future__ import annotations
 
+import pickle
 import random
 import re
 from pathlib import Path
@@ -40,8 +41,6 @@ def old_numpy_rng_globals() -> list:
 def load_file(path, extra_globals=(), map_location="cpu"):
     """torch.load(weights_only=True), with one-line CheckpointErrors: a file that holds other
     Python objects (which unpickling could run as code) is refused, never executed."""
-    import pickle
-
     import torch
 
     path = Path(path)

@@ -5,10 +5,8 @@ that says what is wrong and what to do.
 """
 from __future__ import annotations
 
-
-class ConfigError(ValueError):
-    """A bad flag or config file; the message says what is wrong and what to do."""
-
+from trainer.config.errors import ConfigError
+from trainer.config.languages import parse_alpha_schedule, parse_input_dirs
 
 REQUIRED = ("input_dir", "output_dir")
 
@@ -52,8 +50,6 @@ def validate(args) -> None:
 
 def _validate_languages(args) -> None:
     """--input_dir as one folder or {code: folder}; the --sampling_alpha schedule."""
-    from trainer.config.languages import parse_alpha_schedule, parse_input_dirs
-
     args.input_dir = parse_input_dirs(args.input_dir)
     parse_alpha_schedule(args.sampling_alpha)
     if isinstance(args.input_dir, str) and "sampling_alpha" in getattr(args, "explicit", ()):
@@ -82,7 +78,7 @@ def _validate_masking(args) -> None:
 
 def _validate_recipe(args) -> None:
     """The budget and the schedule (the model family's objective: trainer/config/resolved.py)."""
-    from trainer.runtime.budget import BudgetError, parse_budget
+    from trainer.runtime.budget import BudgetError, parse_budget  # torch: the flags' checks stay torch-free
 
     if args.train_budget is not None:
         try:

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trainer.checkpoint.layout import CheckpointError, is_complete, latest_checkpoint, read_meta
-from trainer.config.checks import ConfigError
+from trainer.config.errors import ConfigError
+from trainer.models import DEFAULT, family_of_config, get_family, names
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 # what marks a folder as holding a tokenizer (a slow one is converted, or refused, by vocab/)
@@ -61,8 +62,6 @@ def open_init_source(path) -> InitSource:
 
 
 def _folder_source(p: Path) -> InitSource:
-    from trainer.models import family_of_config, get_family
-
     try:
         config = json.loads((p / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -100,8 +99,6 @@ def _weight_files(p: Path) -> tuple[Path, ...]:
 
 
 def _run_source(p: Path, ckpt: Path) -> InitSource:
-    from trainer.models import DEFAULT, names
-
     try:
         meta = read_meta(ckpt)
     except CheckpointError as exc:

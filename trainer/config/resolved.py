@@ -23,8 +23,12 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
-from trainer.config.checks import ConfigError
+from trainer.config.errors import ConfigError
 from trainer.config.init_from import open_init_source
+from trainer.errors import TrainError
+from trainer.models import family_of_config, get_family
+from trainer.runtime.ds_settings import deepspeed_settings
+from trainer.runtime.speed import resolve_speed_options
 
 
 @dataclass(frozen=True)
@@ -109,8 +113,6 @@ class TrainConfig:
 def resolve_model_type(args, source) -> str:
     """The family: --init_from's (a --model_type that contradicts it is one line), else
     --model_type when given, else a transformers config.json's model_type, else the default."""
-    from trainer.models import family_of_config
-
     given = args.model_type if "model_type" in args.explicit else None
     if source is not None:
         if given is not None and given != source.model_type:
@@ -138,11 +140,7 @@ FLAG_FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig)
 
 def resolve_config(args) -> TrainConfig:
     """The frozen TrainConfig of the parsed (and checked) flags `args`; see the module doc."""
-    from trainer.errors import TrainError
-    from trainer.models import get_family
-    from trainer.runtime.distributed import resolve_device
-    from trainer.runtime.ds_settings import deepspeed_settings
-    from trainer.runtime.speed import resolve_speed_options
+    from trainer.runtime.distributed import resolve_device  # torch: trainer/config stays torch-free (--help)
 
     source = open_init_source(args.init_from) if args.init_from else None
     family = get_family(resolve_model_type(args, source))

@@ -28,6 +28,7 @@ from trainer.data.order import EpochOrder, Piece
 from trainer.data.prefetch import BatchThread, Prefetcher
 from trainer.data.shards import DataError, ShardInfo, read_shard
 from common.os_errors import as_os_error
+from trainer.data.unpadding import host_unpadded
 
 STATE_VERSION = 1
 
@@ -51,8 +52,6 @@ def to_batch(arrays: dict[str, np.ndarray], pin_memory: bool = False, unpad: boo
         "next_sentence_labels": t(arrays["next_sentence_labels"]),
     }
     if unpad:
-        from trainer.data.unpadding import host_unpadded
-
         batch["unpadded"] = host_unpadded(batch["input_mask"], pin_memory)
     return batch
 

@@ -27,6 +27,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from common.os_errors import as_os_error
+
 
 class ModelFileError(ValueError):
     """A model config or weights that do not fit the family; the message says which and why."""
@@ -162,7 +164,6 @@ def save_safetensors(state: dict, path: Path) -> None:
     """model.safetensors; a full disk is the OSError it stands for (one Error line upstream)."""
     from safetensors.torch import save_file
 
-    from common.os_errors import as_os_error
 
     try:
         save_file(state, str(path), metadata={"format": "pt"})

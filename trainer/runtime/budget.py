@@ -15,11 +15,16 @@ the timed work: STEP_OVERHEAD covers them (measured: see docs/training.md).
 """
 from __future__ import annotations
 
+import itertools
+import logging
 import math
 import re
 import time
 
 import torch
+
+from trainer.checkpoint.layout import read_meta
+from trainer.data.loader import eval_batches
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 TIMED_STEPS = 3          # optimizer steps timed at least, after one untimed (warm-up) step
@@ -93,11 +98,6 @@ def budget_max_steps(config, latest, started: float, model, train_shards, env, f
     """max_steps for --train_budget: the checkpoint's when resuming (the same schedule as the
     interrupted run), else from timed steps of `model` on the first rows of `train_shards`,
     batched as training batches them (see the module doc)."""
-    import itertools
-    import logging
-
-    from trainer.checkpoint.layout import read_meta
-    from trainer.data.loader import eval_batches
 
     log = logging.getLogger("trainer")
     budget = parse_budget(config.train_budget)

@@ -12,6 +12,8 @@ import math
 import subprocess
 from pathlib import Path
 
+from common.os_errors import as_os_error
+
 log = logging.getLogger("trainer")
 
 TRAIN_LOG = "train_log.jsonl"
@@ -56,7 +58,6 @@ class MetricsLogger:
             with open(self.path, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(record) + "\n")
         except OSError as exc:   # a full disk fails the flush at close, which names no file
-            from common.os_errors import as_os_error
 
             raise as_os_error(exc, self.path) from None
         if self.writer is not None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from common.atomic import write_json_atomic
 from trainer.checkpoint.layout import latest_checkpoint, list_checkpoints, read_meta
 from trainer.errors import TrainError
+from trainer.runtime.logs import write_git_info
 
 log = logging.getLogger("trainer")
 
@@ -53,8 +54,6 @@ def write_run_info(out: Path, config, model_config: dict, **facts) -> None:
     """hparams.json (the resolved config, then `facts` about the run, then the code's git
     state) and bert_config.json (the model's config); git_diff.patch too when the checkout has
     changes."""
-    from trainer.runtime.logs import write_git_info
-
     hp = config.to_dict()
     hp.update(facts, git=write_git_info(out))
     write_json_atomic(out / "hparams.json", hp)
