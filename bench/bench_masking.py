@@ -110,7 +110,7 @@ def step_table(input_dir: Path, vocab: Path, args) -> None:
     for i in range(args.step_runs):
         for masking in rates:
             out = tmp / f"{masking}_{i}"
-            cmd = [sys.executable, "trainer/run_pretraining.py", "--bert_config", cfg, "--input_dir",
+            cmd = [sys.executable, "trainer/run_pretraining.py", "--model_config", cfg, "--input_dir",
                    input_dir, "--vocab_file", vocab, "--output_dir", out, "--device", "cpu",
                    "--train_batch_size", 64, "--max_steps", args.steps, "--log_every", 5,
                    "--checkpoint_every", 10 ** 6, "--masking", masking, "--no-tensorboard"]

@@ -30,7 +30,7 @@ from trainer.build import (
     sampling_phases,
 )
 from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
-from trainer.checkpoint.layout import DS_TAG
+from trainer.checkpoint.layout import DS_TAG, MODEL_CONFIG
 from trainer.checkpoint.save import read_for_resume, save_checkpoint
 from trainer.checkpoint.space import check_checkpoint_space, checkpoint_bytes
 from trainer.errors import TrainError
@@ -39,7 +39,7 @@ from trainer.models import get_family
 from trainer.runtime.budget import budget_max_steps
 from trainer.runtime.distributed import init_distributed
 from trainer.runtime.logs import MetricsLogger, setup_logging
-from trainer.runtime.output_dir import copy_vocab, prepare_output_dir, write_run_info
+from trainer.runtime.output_dir import check_resume, copy_vocab, prepare_output_dir, write_run_info
 from trainer.start import plan_start
 
 log = logging.getLogger("trainer")
@@ -62,6 +62,7 @@ class Trainer:
         log.info("objective: %s", self.objective())
         self.out = Path(config.output_dir)
         latest = prepare_output_dir(config, env.is_main)
+        check_resume(latest, self.out, config, env.world_size, family.config_dict(self.model_config), self.start.spec)
         env.barrier()
         self.vocab_size = copy_vocab(self.start.spec, family.vocab_size(self.model_config), self.out,
                                      write=env.is_main)
@@ -123,7 +124,7 @@ class Trainer:
                          scheduler=self.scheduler.state_dict(), scaler=self.scaler.state_dict())
         path = save_checkpoint(self.out, self.step, self.env,
                                meta={"phase": self.phase,
-                                     "bert_config": self.family.config_dict(self.model_config),
+                                     MODEL_CONFIG: self.family.config_dict(self.model_config),
                                      "model_type": self.family.name,
                                      "max_steps": self.config.max_steps,
                                      **({"export_class": self.start.export_class}
@@ -218,7 +219,7 @@ class Trainer:
         mix = {} if not self.languages else {
             "languages": self.data.facts(),
             "sampling_schedule": [{"alpha": a, "start_step": s} for a, s in sampling_phases(c)]}
-        write_run_info(self.out, c, self.family.config_dict(self.model_config), **mix,
+        write_run_info(self.out, c, self.family.config_dict(self.model_config), step=self.step, **mix,
                        world_size=self.env.world_size, precision=c.precision, phase=self.phase,
                        global_batch_size=c.train_batch_size * c.gradient_accumulation_steps
                        * self.env.world_size,

@@ -39,8 +39,9 @@ Usage:
 Every flag is also a key of the JSON --config_file (the command line wins); see --help.
 `--train_batch_size` is per rank and micro-step: the global batch is
 train_batch_size x gradient_accumulation_steps x ranks.
-Writes to output_dir: hparams.json (the resolved config), bert_config.json, vocab.txt +
-tokenizer_config.json, train_log.jsonl, tensorboard/, git_diff.patch (if the checkout is dirty)
+Writes to output_dir: hparams.json (the resolved config, at the run's first start; each resume
+appends a line to resumes.jsonl), model_config.json, the tokenizer (vocab.txt +
+tokenizer_config.json, or its kind's files), train_log.jsonl, tensorboard/, git_diff.patch (if the checkout is dirty)
 and checkpoints/ckpt_{step:08d}/ (see trainer/checkpoint/layout.py). Bad input ends with one
 `Error: ...` line and exit status 1; under torchrun rank 0 prints it and torchrun's closing
 summary repeats it (trainer/errors.py). So does a fault of the OS (a full or read-only disk,

@@ -50,7 +50,7 @@ def plan_start(config, family) -> Start:
     source = config.init_source or (open_init_source(config.init_from) if config.init_from else None)
     try:
         if source is None:
-            model_config = family.read_config_file(config.bert_config)
+            model_config = family.read_config_file(config.model_config)
         else:
             model_config = family.read_config(source.config, source=f"--init_from {source.path}")
     except ValueError as exc:
@@ -84,7 +84,7 @@ def _for_tokenizer(config, family, model_config, spec, source: InitSource | None
     if spec.size > rows:
         if source is None:
             raise TrainError(f"--vocab_file {config.vocab_file} has {spec.size} tokens but the model's "
-                             f"vocab_size is {rows}: set vocab_size >= {spec.size} in --bert_config")
+                             f"vocab_size is {rows}: set vocab_size >= {spec.size} in --model_config")
         raise TrainError(f"--vocab_file {config.vocab_file} has {spec.size} tokens but --init_from "
                          f"{source.path}'s model has {rows} rows (vocab_size): pass the model's own "
                          "tokenizer, or put it in the model's folder to adapt the vocabulary to this one")

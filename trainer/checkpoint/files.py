@@ -98,11 +98,11 @@ def load_model_weights(model, path) -> Path:
     unexpected = [k for k in state if k not in ours]
     if missing or unexpected:
         raise CheckpointError(f"{model_file} does not fit the model (missing {missing[:3]}, "
-                              f"unexpected {unexpected[:3]}): use the same --bert_config as phase 1")
+                              f"unexpected {unexpected[:3]}): use the same --model_config as phase 1")
     for name, t in state.items():
         if ours[name].shape != t.shape:
             raise CheckpointError(f"{model_file}: {name} is {tuple(t.shape)}, the model wants "
-                                  f"{tuple(ours[name].shape)}; use the same --bert_config as phase 1")
+                                  f"{tuple(ours[name].shape)}; use the same --model_config as phase 1")
     model.load_state_dict(state)
     return model_file
 

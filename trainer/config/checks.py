@@ -18,12 +18,12 @@ def validate(args) -> None:
         if not getattr(args, key):
             raise ConfigError(f"--{key} is required" + src.format(key))
     init_from = getattr(args, "init_from", None)
-    if not args.bert_config and not init_from:
-        raise ConfigError("--bert_config (or --model_config) is required, unless --init_from gives "
-                          "the model" + src.format("bert_config"))
-    if init_from and args.bert_config:
+    if not args.model_config and not init_from:
+        raise ConfigError("--model_config (or its old name --bert_config) is required, unless --init_from "
+                          "gives the model" + src.format("model_config"))
+    if init_from and args.model_config:
         raise ConfigError(f"--init_from {init_from} gives the model's architecture: leave out "
-                          f"--bert_config/--model_config {args.bert_config}")
+                          f"--model_config {args.model_config}")
     if init_from and (args.phase2 or args.init_checkpoint):
         raise ConfigError("--init_from and --phase2/--init_checkpoint both name the starting weights: "
                           "give one (--init_from also takes a phase-1 run)")

@@ -34,7 +34,7 @@ from trainer.runtime.speed import resolve_speed_options
 @dataclass(frozen=True)
 class TrainConfig:
     # -- model and data (the flags of trainer/config/flags.py, same names) ----------------
-    bert_config: str | None            # None with --init_from (its config.json / meta.json)
+    model_config: str | None           # None with --init_from (its config.json / meta.json)
     model_type: str                    # resolved: --model_type, or the family of --init_from's or
                                        # of a transformers config.json's model_type
     init_from: str | None
@@ -96,6 +96,11 @@ class TrainConfig:
         return dict(self.input_dir) if isinstance(self.input_dir, dict) else {}
 
     @property
+    def bert_config(self) -> str | None:
+        """The old name of model_config."""
+        return self.model_config
+
+    @property
     def phase(self) -> int:
         return 2 if self.phase2 else 1
 
@@ -122,14 +127,14 @@ def resolve_model_type(args, source) -> str:
     if given is not None:
         return given
     try:
-        with open(args.bert_config, encoding="utf-8") as fh:
+        with open(args.model_config, encoding="utf-8") as fh:
             d = json.load(fh)
     except (OSError, ValueError, TypeError):
         return args.model_type   # the model JSON's own errors come when it is read
     if not isinstance(d, dict) or "model_type" not in d:
         return args.model_type
     try:
-        return family_of_config(d, f"--model_config {args.bert_config}")
+        return family_of_config(d, f"--model_config {args.model_config}")
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 

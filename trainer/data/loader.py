@@ -162,7 +162,7 @@ class ShardedTrainData:
             top = int(arrays["input_ids"].max())
             if top >= self.vocab_size:
                 raise DataError(f"{info.path}: token id {top} >= the model's vocab_size "
-                                f"{self.vocab_size}: use the bert_config whose vocab_size matches "
+                                f"{self.vocab_size}: use the --model_config whose vocab_size matches "
                                 "the vocab.txt the data was encoded with")
         return arrays
 

@@ -144,7 +144,8 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
     # the table rows below must stay one line each: their contents, built here
     corpus_row = (f"{_n(corpus['documents'])} documents, {_n(corpus['tokens'])} tokens, "
                   f"{_n(corpus['instances'])} training instances")
-    training_row = (f"phase {phase}{init}: {_n(meta.get('step'))} steps of {_n(hp.get('max_steps'))}, "
+    max_steps = meta.get("max_steps", hp.get("max_steps"))   # a resume may have moved it
+    training_row = (f"phase {phase}{init}: {_n(meta.get('step'))} steps of {_n(max_steps)}, "
                     f"sequence length {hp.get('seq_len', 'unknown')}, global batch {_n(hp.get('global_batch_size'))}, "
                     f"{hp.get('world_size', 'unknown')} ranks, {hp.get('precision', 'unknown')}")
     return f"""---

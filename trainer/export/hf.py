@@ -22,7 +22,14 @@ import tempfile
 from pathlib import Path
 
 from common.os_errors import DiskSpaceError, check_free_space
-from trainer.checkpoint.layout import TMP_PREFIX, CheckpointError, is_complete, list_checkpoints
+from trainer.checkpoint.layout import (
+    TMP_PREFIX,
+    CheckpointError,
+    is_complete,
+    list_checkpoints,
+    meta_model_config,
+    model_config_file,
+)
 from trainer.export.card import model_card
 from trainer.models import get_family
 from trainer.models.family import ModelFileError
@@ -38,7 +45,7 @@ class ExportError(ValueError):
 
 
 def find_checkpoint(checkpoint_dir: str | os.PathLike) -> tuple[Path, Path | None]:
-    """(the checkpoint dir to export, the run dir holding vocab.txt/bert_config.json or None)."""
+    """(the checkpoint dir to export, the run dir holding its tokenizer and model_config.json, or None)."""
     d = Path(checkpoint_dir)
     if not d.is_dir():
         raise ExportError(f"{d} is not a directory: pass the training --output_dir or one of "
@@ -66,17 +73,20 @@ def read_checkpoint_meta(ckpt: Path) -> dict:
 
 
 def read_model_config(family, ckpt: Path, meta: dict, run_dir: Path | None):
-    """The model config of the checkpoint: its meta.json's, else the run dir's bert_config.json."""
+    """The model config of the checkpoint: its meta.json's, else the run dir's model_config.json
+    (either by its old name, bert_config: trainer/checkpoint/layout.py)."""
     meta_file = ckpt / "meta.json"
+    recorded = meta_model_config(meta)
+    in_run = model_config_file(run_dir) if run_dir is not None else None
     try:
-        if isinstance(meta.get("bert_config"), dict):
-            return family.read_config(meta["bert_config"], source=f"{meta_file} (bert_config)")
-        if run_dir is not None and (run_dir / "bert_config.json").is_file():
-            return family.read_config_file(run_dir / "bert_config.json")
+        if recorded is not None:
+            return family.read_config(recorded, source=f"{meta_file} (model_config)")
+        if in_run is not None:
+            return family.read_config_file(in_run)
     except (ValueError, KeyError, TypeError) as e:
         raise ExportError(f"{meta_file}: no usable {family.display_name} config ({e}): the checkpoint "
                           "is damaged") from None
-    raise ExportError(f"{meta_file} has no bert_config and there is no bert_config.json in the "
+    raise ExportError(f"{meta_file} has no model_config and there is no model_config.json in the "
                       "run dir: the model shape is unknown")
 
 

@@ -66,7 +66,7 @@ class ModelFamily:
                                 source=str(path))
 
     def config_dict(self, config) -> dict:
-        """The config as JSON-able keys (a checkpoint's meta.json, the run's bert_config.json)."""
+        """The config as JSON-able keys (a checkpoint's meta.json, the run's model_config.json)."""
         return {k: v for k, v in config.to_dict().items() if not k.startswith("_")}
 
     def max_positions(self, config) -> int:
