@@ -53,25 +53,8 @@ class ToyKind(TokenizerKind):
             raise VocabError(f"{found.folder / CHARS}: the first lines must be {', '.join(SPECIALS)}")
         return cls(folder=found.folder, tokens=tokens)
 
-    @property
-    def pad_id(self):
-        return 0
-
-    @property
-    def unk_id(self):
-        return 1
-
-    @property
-    def cls_id(self):
-        return 2
-
-    @property
-    def sep_id(self):
-        return 3
-
-    @property
-    def mask_id(self):
-        return 4
+    def role_id(self, role: str) -> int:
+        return ("pad", "unk", "cls", "sep", "mask").index(role)
 
     def is_special(self, token: str) -> bool:
         return token in SPECIALS

@@ -25,7 +25,7 @@ import numpy as np
 from pipeline.encoding.hdf5_format import DATASETS, masked_lm_labels
 from trainer.data.masking import DynamicMasker, MaskingError
 from trainer.data.order import EpochOrder, Piece
-from trainer.data.prefetch import BatchThread, Prefetcher
+from trainer.data.prefetch import PrefetchedBatches, Prefetcher
 from trainer.data.shards import DataError, ShardInfo, read_shard
 from common.os_errors import as_os_error
 from trainer.data.unpadding import host_unpadded
@@ -56,7 +56,7 @@ def to_batch(arrays: dict[str, np.ndarray], pin_memory: bool = False, unpad: boo
     return batch
 
 
-class ShardedTrainData:
+class ShardedTrainData(PrefetchedBatches):
     """Endless micro-batches of this rank's block of each epoch; see the module docstring.
 
     Batches are assembled (and pinned, with `pin_memory`; with `unpad`, where the real tokens
@@ -81,7 +81,6 @@ class ShardedTrainData:
         # index with several languages): dynamic masks are keyed by it
         self.offsets = np.concatenate([[0], np.cumsum(self.order.sizes)[:-1]]).astype(np.int64) + index_base
         self.samples_consumed = 0  # by this rank, over all epochs (batches handed out)
-        self._batches: BatchThread | None = None
 
     # -- position ------------------------------------------------------------------------
     @property
@@ -206,21 +205,6 @@ class ShardedTrainData:
         finally:
             prefetch.close()
 
-    def __iter__(self) -> Iterator[dict]:
-        self.close()
-        self._batches = BatchThread(self._assemble(self.samples_consumed), self.depth)
-        while True:
-            batch = self._batches.next()
-            self.samples_consumed += self.batch_size
-            yield batch
-
-    def close(self) -> None:
-        if getattr(self, "_batches", None) is not None:
-            self._batches.close()
-            self._batches = None
-
-    def __del__(self):
-        self.close()
 
 
 def eval_batches(shards: Sequence[ShardInfo], batch_size: int, rank: int, world_size: int,

@@ -222,12 +222,37 @@ class TokenizerKind:
             object.__setattr__(self, "_idx", idx)
         return idx
 
+    def role_id(self, role: str) -> int | None:
+        """The id of its special token of `role` ("pad", "unk", "cls", "sep", "mask"); a VocabError
+        that says what to do where it has none (an unknown token may be None: byte-level BPE)."""
+        raise NotImplementedError
+
+    @property
+    def pad_id(self) -> int:
+        return self.role_id("pad")
+
+    @property
+    def unk_id(self) -> int | None:
+        return self.role_id("unk")
+
+    @property
+    def cls_id(self) -> int:
+        return self.role_id("cls")
+
+    @property
+    def sep_id(self) -> int:
+        return self.role_id("sep")
+
+    @property
+    def mask_id(self) -> int:
+        return self.role_id("mask")
+
     def role_ids(self) -> dict[str, int | None]:
-        """role ("pad", "unk", "cls", "sep", "mask") -> id, None for a role it lacks."""
+        """role -> id, None for a role it lacks."""
         out = {}
         for role in ROLES:
             try:
-                out[role] = getattr(self, f"{role}_id")
+                out[role] = self.role_id(role)
             except (KeyError, VocabError):
                 out[role] = None
         return out

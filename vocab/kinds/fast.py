@@ -148,33 +148,15 @@ class TokenizerSpec(TokenizerKind):
             converted_json=None if found.tokenizer_file else found.tokenizer_text)
 
     # -- the ids ------------------------------------------------------------------------------
-    def _role_id(self, role: str) -> int:
+    def role_id(self, role: str) -> int | None:
+        if role == "unk":   # what the model emits for unknown text; a byte-level BPE has none
+            return None if self.unk_token is None else self._index[self.unk_token]
         token = self.role_tokens.get(role)
         if token is None:
             raise VocabError(f"{self.folder}: the tokenizer has no {role} token: set {role}_token in "
                              f"its {TOKENIZER_CONFIG}, or use a tokenizer made for masked-LM "
                              "pretraining (BERT, RoBERTa, XLM-R, ModernBERT)")
         return self._index[token]
-
-    @property
-    def pad_id(self) -> int:
-        return self._role_id("pad")
-
-    @property
-    def cls_id(self) -> int:
-        return self._role_id("cls")
-
-    @property
-    def sep_id(self) -> int:
-        return self._role_id("sep")
-
-    @property
-    def mask_id(self) -> int:
-        return self._role_id("mask")
-
-    @property
-    def unk_id(self) -> int | None:
-        return None if self.unk_token is None else self._index[self.unk_token]
 
     def is_special(self, token: str) -> bool:
         """A special or control token (and BERT's [unusedN]): never a real piece of text."""

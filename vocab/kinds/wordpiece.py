@@ -45,6 +45,7 @@ from vocab.training.spm import MODEL_TYPES as SPM_MODEL_TYPES
 from vocab.training.spm import train_sentencepiece
 from vocab.training.words import BertWords
 
+BERT_ROLES = {"pad": "[PAD]", "unk": "[UNK]", "cls": "[CLS]", "sep": "[SEP]", "mask": "[MASK]"}
 SPM_MODEL = "spm.model"
 SPM_VOCAB = "spm.vocab"
 # sentencepiece keeps <unk> and `▁` among its pieces; neither becomes a vocab.txt line.
@@ -90,25 +91,8 @@ class VocabSpec(TokenizerKind):
             object.__setattr__(self, "_idx", idx)
         return idx
 
-    @property
-    def pad_id(self) -> int:
-        return self.id_of("[PAD]")
-
-    @property
-    def unk_id(self) -> int:
-        return self.id_of("[UNK]")
-
-    @property
-    def cls_id(self) -> int:
-        return self.id_of("[CLS]")
-
-    @property
-    def sep_id(self) -> int:
-        return self.id_of("[SEP]")
-
-    @property
-    def mask_id(self) -> int:
-        return self.id_of("[MASK]")
+    def role_id(self, role: str) -> int:
+        return self.id_of(BERT_ROLES[role])
 
     def is_special(self, token: str) -> bool:
         """[PAD] [UNK] [CLS] [SEP] [MASK] and the [unusedN] slots: never real word pieces."""
