@@ -12,7 +12,7 @@ group that would overshoot is skipped); each chosen token becomes [MASK] 80% of 
 random real word piece 10%, and stays 10%. Positions are stored ascending, padded with 0.
 Padding of `input_ids` is the vocabulary's pad id (BERT's [PAD] is 0, XLM-R's <pad> 1), and B's
 segment id is the one the tokenizer's post-processor gives a pair's second text (BERT's 1;
-RoBERTa's and XLM-R's 0): any tokenizer with a spec of vocab/kinds/wordpiece.py's surface works.
+RoBERTa's and XLM-R's 0): any tokenizer kind works (the interface of vocab/kinds/base.py).
 Two small differences from the reference: `n` counts the non-special tokens (the reference
 counts [CLS] and [SEP] too, which pushes short sequences above the masking rate), and with
 whole-word masking a ## piece at the start of B (left by truncation) does not join the last
