@@ -17,6 +17,9 @@ each one change alone:
     ours+unpad           --unpad: the encoder on the real tokens only (flash varlen on CUDA)
     ours+compile         --torch_compile: each encoder layer through torch.compile
     ours+compile+unpad   both
+    ours+autotune+unpad  compiled with mode="max-autotune-no-cudagraphs" (Triton matmul templates
+                         with the bias + GELU and the residual's epilogues fused where inductor
+                         can), unpadded
     ours-pin             batches in pageable memory, blocking copies (what pinning saves)
     ...+staged           the same batches put on the GPU beforehand: no loader (what the
                          loader costs, the issue's "GPU waiting for data", is the difference)
@@ -75,8 +78,8 @@ from trainer.runtime.flops import train_flops  # noqa: E402
 PHASES = {1: (128, 20), 2: (512, 80)}
 BATCH = {("base", 1): 256, ("large", 1): 128, ("base", 2): 64, ("large", 2): 32,
          ("tiny", 1): 8, ("tiny", 2): 2}
-VARIANTS = ("ours", "ours+unpad", "ours+compile", "ours+compile+unpad", "ours-pin", "ours+staged",
-            "ours+compile+unpad+staged", "hf", "hf+compile")
+VARIANTS = ("ours", "ours+unpad", "ours+compile", "ours+compile+unpad", "ours+autotune+unpad",
+            "ours-pin", "ours+staged", "ours+compile+unpad+staged", "hf", "hf+compile")
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": None}
 
 
@@ -153,6 +156,8 @@ def measure(s: Setting, config: BertConfig, args, device) -> Result:
                 layer.compile()
         else:
             model.bert.encoder.compile_layers()
+    elif "autotune" in s.variant:
+        model.bert.encoder.compile_layers(mode="max-autotune-no-cudagraphs")
     opt = build_optimizer(model, "lamb", lr=1e-4)
     scaler = torch.amp.GradScaler("cuda", enabled=s.precision == "fp16")
     dtype = DTYPES[s.precision]

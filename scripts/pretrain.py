@@ -92,9 +92,12 @@ def choose_vocab(a, model: dict) -> int:
 
 
 def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: Path, out: Path) -> None:
-    hp = read_json(out / "hparams.json") or {}
-    if hp.get("max_steps") and (out / "checkpoints" / f"ckpt_{hp['max_steps']:08d}").is_dir():
-        say(f"training: already finished ({hp['max_steps']} steps in {out}), not rerun")
+    # finished: the newest checkpoint is at its plan's end (the budget may have moved the end)
+    newest = (list_checkpoints(out) or [None])[-1]
+    meta = (read_json(newest / "meta.json") or {}) if newest is not None else {}
+    end = meta.get("end_step", meta.get("max_steps"))
+    if end and checkpoint_step(newest) >= end:
+        say(f"training: already finished ({end} steps in {out}), not rerun")
         return
     cmd = torchrun_prefix(ranks) + [
         "trainer/run_pretraining.py", "--model_config", model_file, "--input_dir", hdf5,

@@ -3,13 +3,16 @@ them: first what checks the user's input (all before the process group exists, s
 rank fails alike with one TrainError), then the model, the optimisation and the loader.
 
     start = plan_start(config, family)      # trainer/start.py: model config, tokenizers
-    shards, masker, languages = check_inputs(config, family, start)   # languages: [] for one folder
-    model = build_model(config, family, start, env, init_weights=...)
-    opt = build_optimization(config, model, env)            # Optimization
-    data = build_loader(config, shards, env, family.vocab_size(start.model_config), masker, languages)
+    inputs = check_inputs(config, family, start)    # Inputs: phases, languages, start (fitted), notes
+    config, note = check_attention(config, family, inputs.all_shards())   # --doc_attention from the data
+    model = build_model(config, family, inputs.start, env, init_weights=...)
+    opt = build_optimization(config, model, env, plan)      # Optimization; plan: trainer/plan.py
+    data = build_loader(config, phase, env, family.vocab_size(start.model_config), languages)
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
 import logging
 from dataclasses import dataclass
 
@@ -18,44 +21,131 @@ import torch
 from pipeline.encoding.hdf5_format import is_packed
 from trainer.checkpoint.files import load_model_weights
 from trainer.checkpoint.layout import CheckpointError, resolve_model_file
+from trainer.config.errors import ConfigError
 from trainer.config.languages import parse_alpha_schedule, schedule_steps
+from trainer.config.resolved import resolve_doc_attention
 from trainer.data.loader import ShardedTrainData
 from trainer.data.masking import MaskingError, build_masker
 from trainer.data.mixture import MixedTrainData, combined_shards, find_languages
-from trainer.data.shards import find_shards
+from trainer.data.shards import DataError, Shards, find_shards
+from trainer.data.vocabulary import data_tokenizer
 from trainer.errors import TrainError
 from trainer.optim import build_optimizer, build_scheduler
+from trainer.plan import RunPhase, RunPlan
 from trainer.runtime.ds_settings import disable_ds_shm_comm, lamb_zero_warning, shm_comm_disabled
 from trainer.start import check_data_tokenizer, load_init_weights
 
 log = logging.getLogger("trainer")
 
 
-def check_inputs(config, family, start):
-    """(the shards, the dynamic masker or None, the languages): the data against the model, its
-    tokenizer and the objective. With several languages (--input_dir LANG=DIR) the shards are
-    all of theirs and `languages` each language's (trainer/data/mixture.py); else []."""
-    model_config = start.model_config
+@dataclass(frozen=True)
+class Inputs:
+    """What check_inputs found: the phases (one for a run without --phases), the languages ([] but
+    with --input_dir LANG=DIR), the start (its model config fitted to the longest rows), and the
+    lines to log once logging is set up."""
+    phases: list
+    languages: list
+    start: object
+    notes: list
+
+    def all_shards(self) -> Shards:
+        """Every phase's shards together (what --doc_attention is resolved from)."""
+        return Shards([s for p in self.phases for s in p.shards.train],
+                      [s for p in self.phases for s in p.shards.test])
+
+
+def check_inputs(config, family, start) -> Inputs:
+    """The data of every phase against the model, its tokenizer and the objective: the shards
+    (with several languages, all of theirs: trainer/data/mixture.py), each phase's dynamic masker
+    or None. All before the process group exists."""
     if config.phase2:   # a bad --init_checkpoint is found before output_dir is created
         try:
             resolve_model_file(config.init_checkpoint)
         except CheckpointError as exc:
             raise TrainError(str(exc)) from None
+    if config.phases:
+        return _check_phases(config, family, start)
     languages = find_languages(config.languages) if config.languages else []
     shards = combined_shards(languages) if languages else find_shards(config.input_dir)
-    if shards.seq_len > family.max_positions(model_config):
-        raise TrainError(f"the shards have seq_len {shards.seq_len} > the model's "
-                         f"max_position_embeddings {family.max_positions(model_config)}")
+    start, notes = _fit_positions(family, start, shards.seq_len, f"--input_dir {config.input_dir}")
     check_data_tokenizer(config, start, shards, languages)
     # Packed rows hold no sentence pairs: NSP would learn from labels that are all 0.
     if shards.packed and not config.no_nsp:
         raise TrainError(f"--input_dir {_packed_folder(config, languages)} holds packed rows (encode --pack: no "
                          "sentence pairs, next-sentence labels all 0): add --no_nsp")
+    phase = RunPhase(0, config.input_dir, 1.0, shards.seq_len, shards.max_pred, config.train_batch_size,
+                     _rate(config), config.learning_rate, family.rope_thetas(start.model_config),
+                     shards, _masker(config, shards, start.spec), config.eval_batch_size)
+    return Inputs([phase], languages, start, notes)
+
+
+def _rate(config) -> float | None:
+    return config.mlm_probability if config.masking == "dynamic" else None
+
+
+def _masker(config, shards, spec):
     try:
-        masker = build_masker(config, shards.seq_len, shards.max_pred, packed=shards.packed, spec=start.spec)
+        return build_masker(config, shards.seq_len, shards.max_pred, packed=shards.packed, spec=spec)
     except MaskingError as exc:
         raise TrainError(str(exc)) from None
-    return shards, masker, languages
+
+
+def _fit_positions(family, start, seq_len: int, where: str):
+    """(start, notes): the model config's positions fitted to rows of `seq_len` (the family's rule)."""
+    try:
+        model_config, note = family.fit_positions(start.model_config, seq_len)
+    except ValueError as exc:
+        raise TrainError(f"{where}: {exc}") from None
+    return dataclasses.replace(start, model_config=model_config), [note] if note else []
+
+
+def _check_phases(config, family, start) -> Inputs:
+    """Each phase's data found and checked (trainer/config/phases.py read the list): one tokenizer
+    for all, rows the model can take, a seq_len that matches, packed rows only with --no_nsp."""
+    found, first = [], None
+    for i, p in enumerate(config.phases):
+        where = f"phase {i + 1} (input_dir {p.input_dir})"
+        try:
+            shards = find_shards(p.input_dir, label=f"phase {i + 1}'s input_dir {p.input_dir}")
+        except DataError as exc:
+            raise TrainError(str(exc)) from None
+        if p.seq_len is not None and p.seq_len != shards.seq_len:
+            raise TrainError(f"{where} says seq_len {p.seq_len} but its rows are {shards.seq_len} tokens "
+                             f"long: encode it with `pipeline encode --max-seq {p.seq_len}`, or fix seq_len")
+        if shards.packed and not config.no_nsp:
+            raise TrainError(f"{where} holds packed rows (encode --pack: no sentence pairs): add --no_nsp")
+        data = data_tokenizer(p.input_dir, shards.train[0].path)
+        if data is not None and first is not None and data.fingerprint != first[1].fingerprint:
+            raise TrainError(f"{where} was encoded with {data.where}, not with the tokenizer of phase 1 "
+                             f"({first[1].where}; fingerprints {data.fingerprint[:12]} and "
+                             f"{first[1].fingerprint[:12]}): encode every phase with the same vocabulary")
+        first = first or ((p, data) if data is not None else None)
+        found.append(shards)
+    longest = max(range(len(found)), key=lambda i: found[i].seq_len)
+    start, notes = _fit_positions(family, start, found[longest].seq_len,
+                                  f"phase {longest + 1} (input_dir {config.phases[longest].input_dir})")
+    check_data_tokenizer(config.replace(input_dir=config.phases[0].input_dir), start, found[0])
+    phases, thetas = [], family.rope_thetas(start.model_config)
+    for i, (p, shards) in enumerate(zip(config.phases, found)):
+        rate = p.mlm_probability if p.mlm_probability is not None else _rate(config)
+        thetas = {**thetas, **p.thetas}
+        phase_config = config.replace(input_dir=p.input_dir, mlm_probability=rate or config.mlm_probability)
+        batch = p.train_batch_size or config.train_batch_size
+        phases.append(RunPhase(i, p.input_dir, p.share, shards.seq_len, shards.max_pred, batch, rate,
+                               p.learning_rate or config.learning_rate, thetas, shards,
+                               _masker(phase_config, shards, start.spec),
+                               config.eval_batch_size if "eval_batch_size" in config.explicit else batch))
+    return Inputs(phases, [], start, notes)
+
+
+def check_attention(config, family, shards):
+    """(the config with --doc_attention resolved from the shards, the log line saying which):
+    within documents where the packed files mark them (trainer/config/resolved.py); one
+    TrainError where `within` was asked of files that cannot have it."""
+    try:
+        return resolve_doc_attention(config, family, shards.packed, shards.doc_starts)
+    except ConfigError as exc:
+        raise TrainError(str(exc)) from None
 
 
 def _packed_folder(config, languages) -> str:
@@ -82,7 +172,10 @@ def describe_objective(config, family) -> str:
     if config.masking == "static":
         return f"{task}; static masks from the HDF5"
     how = ", whole words" if config.whole_word_masking else ""
-    return (f"{task}; dynamic masks, {config.mlm_probability:g} of the tokens{how}, "
+    rates = [p.mlm_probability or config.mlm_probability for p in config.phases or ()]
+    rate = (" -> ".join(f"{r:g}" for r in rates) + " (by phase)" if len(set(rates)) > 1
+            else f"{config.mlm_probability:g}")
+    return (f"{task}; dynamic masks, {rate} of the tokens{how}, "
             f"{config.mask_replace_prob:g} [MASK] / {config.random_replace_prob:g} random")
 
 
@@ -91,7 +184,7 @@ def build_model(config, family, start, env, init_weights: bool):
     weights from --init_checkpoint or --init_from's when `init_weights` (not when resuming),
     compiled in place when asked (before DDP or DeepSpeed wrap it)."""
     torch.manual_seed(config.seed)
-    model = family.build(start.model_config, unpad=config.unpad, nsp=not config.no_nsp)
+    model = family.build(start.model_config, unpad=config.unpadded_rows, nsp=not config.no_nsp)
     if init_weights and start.source is not None:
         load_init_weights(model, family, start, config.seed, config.new_token_init)
     elif init_weights:
@@ -117,12 +210,14 @@ class Optimization:
     ddp: torch.nn.parallel.DistributedDataParallel | None = None
 
 
-def build_optimization(config, model, env) -> Optimization:
+def build_optimization(config, model, env, plan) -> Optimization:
+    """The optimizer, and the schedule that `plan` (trainer/plan.py: the phases' peaks, the
+    --lr_schedule's shape, re-planned by the budget) gives the multiplier of at every step."""
     optimizer = build_optimizer(model, config.optimizer, config.learning_rate, config.weight_decay)
 
-    def make_scheduler(opt):
-        return build_scheduler(opt, config.warmup_proportion, config.max_steps, kind=config.lr_schedule,
-                               decay_proportion=config.decay_proportion)
+    def make_scheduler(opt):   # a partial: LambdaLR saves its (empty) __dict__, the plan is saved apart
+        return build_scheduler(opt, config.warmup_proportion, config.max_steps,
+                               factor=functools.partial(RunPlan.lr_factor, plan))
 
     scaler = torch.amp.GradScaler("cuda", enabled=(config.precision == "fp16" and not config.deepspeed))
     if config.deepspeed:
@@ -159,15 +254,17 @@ def sampling_phases(config) -> list[tuple[float, int]]:
     return schedule_steps(parse_alpha_schedule(config.sampling_alpha), config.max_steps)
 
 
-def build_loader(config, shards, env, vocab_size: int, masker, languages=()):
-    """This rank's endless training batches; page-locked on CUDA (non-blocking copies). With
-    several languages, mixed by the --sampling_alpha schedule (its steps in samples of a rank)."""
+def build_loader(config, phase, env, vocab_size: int, languages=()):
+    """This rank's endless training batches of one phase (its shards, batch size and masker; a
+    phase's own order from (seed, epoch)); page-locked on CUDA (non-blocking copies). With several
+    languages, mixed by the --sampling_alpha schedule (its steps in samples of a rank)."""
     if languages:
         per_step = config.train_batch_size * config.gradient_accumulation_steps
         return MixedTrainData(languages, config.train_batch_size, config.seed, env.rank, env.world_size,
                               [(alpha, step * per_step) for alpha, step in sampling_phases(config)],
                               vocab_size=vocab_size, pin_memory=config.device == "cuda",
-                              unpad=config.unpad, masker=masker)
-    return ShardedTrainData(shards.train, config.train_batch_size, config.seed, env.rank, env.world_size,
-                            vocab_size=vocab_size, pin_memory=config.device == "cuda", unpad=config.unpad,
-                            masker=masker)
+                              unpad=config.unpadded_rows, masker=phase.masker,
+                              doc_attention=config.doc_attention)
+    return ShardedTrainData(phase.shards.train, phase.train_batch_size, config.seed, env.rank,
+                            env.world_size, vocab_size=vocab_size, pin_memory=config.device == "cuda",
+                            unpad=config.unpadded_rows, masker=phase.masker, doc_attention=config.doc_attention)

@@ -22,7 +22,8 @@ def evaluate(module, test_shards, config, env, forward) -> dict:
     acc = torch.zeros(7, dtype=torch.float64)
     with torch.no_grad():
         for batch in eval_batches(test_shards, config.eval_batch_size, env.rank, env.world_size,
-                                  config.eval_max_samples, unpad=config.unpad):
+                                  config.eval_max_samples, unpad=config.unpadded_rows,
+                                  within=config.doc_attention == "within"):
             batch = {k: v.to(env.device) for k, v in batch.items()}
             out = forward(module, batch)
             m, b = out.mlm_labels.numel(), batch["input_ids"].shape[0]

@@ -8,11 +8,14 @@
 trainer/build.py. One optimizer step is `gradient_accumulation_steps` micro-batches, the
 all-reduce only on the last one (DDP), or DeepSpeed's engine under --deepspeed. Everything a
 user can get wrong is checked before the process group exists, so all ranks fail alike with
-one TrainError.
+one TrainError. The steps follow the run's plan (trainer/plan.py): its sequence-length phases,
+each opened with its own loader and RoPE θ at its first step, and its end, which the budget's
+pacer (trainer/runtime/pacing.py) moves when the pace drifts.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
 import time
@@ -24,6 +27,7 @@ from trainer.build import (
     build_loader,
     build_model,
     build_optimization,
+    check_attention,
     check_inputs,
     describe_languages,
     describe_objective,
@@ -31,12 +35,13 @@ from trainer.build import (
 )
 from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
 from trainer.checkpoint.layout import DS_TAG, MODEL_CONFIG
-from trainer.checkpoint.save import read_for_resume, save_checkpoint
+from trainer.checkpoint.save import model_state, read_for_resume, save_checkpoint
 from trainer.checkpoint.space import check_checkpoint_space, checkpoint_bytes
 from trainer.errors import TrainError
 from trainer.evaluation import eval_line, eval_size_warning, evaluate, evaluate_languages
 from trainer.models import get_family
-from trainer.runtime.budget import budget_max_steps
+from trainer.plan import RunPlan
+from trainer.runtime.budget import plan_budget
 from trainer.runtime.distributed import init_distributed
 from trainer.runtime.logs import MetricsLogger, setup_logging
 from trainer.runtime.output_dir import check_resume, copy_vocab, prepare_output_dir, write_run_info
@@ -52,13 +57,17 @@ class Trainer:
         started = time.monotonic()   # the --train_budget clock
         self.config = config
         self.family = family = get_family(config.model_type)
-        self.start = plan_start(config, family)   # the model config, the tokenizers (trainer/start.py)
+        inputs = check_inputs(config, family, plan_start(config, family))   # trainer/start.py, build.py
+        self.start, self.phases, self.languages = inputs.start, inputs.phases, inputs.languages
         self.model_config = self.start.model_config
-        self.shards, masker, self.languages = check_inputs(config, family, self.start)
+        config, attention = check_attention(config, family, inputs.all_shards())   # --doc_attention
+        self.config = config
         # Everything above is checked before any process group exists: all ranks fail alike.
         self.env = env = init_distributed(config.device, force=config.deepspeed)
         setup_logging(env.is_main)
         log.info(config.speed_note)
+        for note in inputs.notes + ([attention] if attention else []):
+            log.info(note)
         log.info("objective: %s", self.objective())
         self.out = Path(config.output_dir)
         latest = prepare_output_dir(config, env.is_main)
@@ -72,21 +81,61 @@ class Trainer:
         # DeepSpeed converts the model itself; else autocast in the precision asked for
         self.autocast_dtype = None if config.deepspeed else {
             "bf16": torch.bfloat16, "fp16": torch.float16}.get(config.precision)
-        if config.train_budget:   # max_steps from the budget (or the checkpoint), before the schedule
-            self.config = config = config.replace(max_steps=budget_max_steps(
-                config, latest, started, self.model, self.shards.train, env, self.forward))
-        opt = build_optimization(config, self.model, env)
+        self.pacer, starts = None, None
+        if config.train_budget:   # the plan from timed steps (or the checkpoint), before the schedule
+            self.pacer, starts, max_steps = plan_budget(config, self.phases, latest, started, self.model,
+                                                        env, self.forward)
+            self.config = config = config.replace(max_steps=max_steps)
+            starts = starts or list(range(len(self.phases)))   # resuming: the checkpoint's plan
+        self.plan = RunPlan(self.phases, config, starts)   # the phases' steps, the lr at each (plan.py)
+        opt = build_optimization(config, self.model, env, self.plan)
         self.optimizer, self.scheduler, self.scaler = opt.optimizer, opt.scheduler, opt.scaler
         self.engine, self.ddp = opt.engine, opt.ddp
-        self.step = 0
-        self.data = build_loader(config, self.shards, env, family.vocab_size(self.model_config), masker,
-                                 self.languages)
-        if self.languages:
-            log.info(describe_languages(config, self.data.facts()))
+        self.step, self.phase_index, self.data = 0, None, None
         # Dropout streams differ per rank (never shared), fixed by the seed.
         torch.manual_seed(config.seed + 1_000_003 * (env.rank + 1))
-        if latest is not None:
-            self.resume(latest)
+        ckpt, saved_phase, loader_state = self.resume(latest) if latest is not None else (None, 0, None)
+        k = self.plan.phase_at(self.step)   # a checkpoint at a phase's end: the next one, afresh
+        self.open_phase(k, loader_state if k == saved_phase else None)
+        if ckpt is not None:
+            log.info("resumed from %s at step %d (epoch %d%s)", ckpt, self.step, self.data.epoch,
+                     f", phase {k + 1} of {len(self.phases)}" if self.plan.phased else "")
+        if self.languages:
+            log.info(describe_languages(config, self.data.facts()))
+
+    # -- phases ----------------------------------------------------------------------------
+    def open_phase(self, k: int, loader_state: dict | None = None) -> None:
+        """Phase k's loader (at `loader_state`, or from its start) and its RoPE θ on the model."""
+        if self.data is not None:
+            self.data.close()
+        phase = self.phases[k]
+        self.phase_index, self.shards = k, phase.shards
+        self.data = build_loader(self.config, phase, self.env, self.family.vocab_size(self.model_config),
+                                 self.languages)
+        if loader_state is not None:
+            self.data.load_state_dict(loader_state)
+        if self.plan.phased and phase.thetas:
+            module = self.engine.module if self.engine is not None else self.model
+            self.family.set_rope_thetas(module, phase.thetas)
+        if self.pacer is not None:
+            self.pacer.start_window(self.step, k, self.env)
+
+    def announce_phase(self, metrics) -> None:
+        """One log line and one train_log.jsonl record as a phase starts (its first step's number)."""
+        line, record = self.plan.phase_start(self.phase_index)
+        if self.pacer is not None:   # when, on the budget's clock
+            record["budget_elapsed_s"] = round(self.pacer.elapsed(), 3)
+        log.info(line)
+        metrics.log(self.step + 1, record, prefix="phase")
+
+    def replan(self, metrics, starts: list[int], end: int, record: dict) -> None:
+        """The budget's re-plan (trainer/runtime/pacing.py): the end, the phases not begun."""
+        log.info(self.plan.replan(self.step, starts, end, record))
+        metrics.log(self.step, {"replan_end": end, "replan_starts": starts, **record}, prefix="replan")
+
+    def aside(self, what: str):
+        """Time the budget's pace leaves out (evaluations, checkpoints)."""
+        return self.pacer.aside(what) if self.pacer is not None else contextlib.nullcontext()
 
     @property
     def phase(self) -> int:
@@ -101,39 +150,32 @@ class Trainer:
         return checkpoint_bytes(self.model, self.optimizer, self.engine, self.env)
 
     # -- checkpoints -----------------------------------------------------------------------
-    def _model_state(self, tmp_dir):
-        if self.engine is not None and self.config.precision != "fp32":
-            try:  # the fp32 master weights, not the bf16 working copy
-                from deepspeed.utils.zero_to_fp32 import get_fp32_state_dict_from_zero_checkpoint
-                sd = get_fp32_state_dict_from_zero_checkpoint(str(tmp_dir), tag="deepspeed")
-                full = self.model.state_dict()
-                return {k: sd.get(k, v).detach().float().cpu() if torch.is_floating_point(v) else v.cpu()
-                        for k, v in full.items()}
-            except Exception as exc:  # e.g. ZeRO stage 0: no partitioned fp32 files
-                log.warning("model.pt from the %s module weights (%s)", self.config.precision, exc)
-        return {k: (v.detach().float() if torch.is_floating_point(v) else v).cpu()
-                for k, v in self.model.state_dict().items()}
-
     def save(self):
         # the disk may have filled since the start
         check_checkpoint_space(self.out, self.step, self.env, self.checkpoint_bytes())
         state = {"step": self.step, "loader": self.data.state_dict(), "phase": self.phase,
-                 "max_steps": self.config.max_steps}
+                 "max_steps": self.config.max_steps, "plan": self.plan.state_dict(),
+                 "phase_index": self.phase_index}
+        if self.pacer is not None:   # the budget's clock and timings
+            state["budget"] = self.pacer.state_dict()
         if self.engine is None:
             state.update(optimizer=self.optimizer.state_dict(),
                          scheduler=self.scheduler.state_dict(), scaler=self.scaler.state_dict())
+        weights = functools.partial(model_state, self.model, self.engine, self.config.precision)
         path = save_checkpoint(self.out, self.step, self.env,
                                meta={"phase": self.phase,
                                      MODEL_CONFIG: self.family.config_dict(self.model_config),
                                      "model_type": self.family.name,
-                                     "max_steps": self.config.max_steps,
+                                     "max_steps": self.config.max_steps, "end_step": self.plan.end,
                                      **({"export_class": self.start.export_class}
                                         if self.start.export_class else {})},
-                               model_state_fn=self._model_state, trainer_state=state,
+                               model_state_fn=weights, trainer_state=state,
                                keep=self.config.keep_checkpoints, ds_engine=self.engine)
         log.info("checkpoint %s", path)
 
-    def resume(self, ckpt):
+    def resume(self, ckpt) -> tuple:
+        """The checkpoint's model, optimizer, plan and clock; (the checkpoint read, its phase,
+        its loader's state)."""
         ckpt, meta, state, rng, weights = read_for_resume(ckpt, self.env)  # or the one before
         if self.engine is not None:
             if not (ckpt / DS_TAG).is_dir():
@@ -146,11 +188,15 @@ class Trainer:
             self.optimizer.load_state_dict(state["optimizer"])
             self.scheduler.load_state_dict(state["scheduler"])
             self.scaler.load_state_dict(state["scaler"])
-        self.data.load_state_dict(state["loader"])
+        if "plan" in state:   # (checkpoints before phases: the plan of their max_steps)
+            self.plan.load_state_dict(state["plan"])
+        if self.pacer is not None and "budget" in state:
+            self.pacer.load_state_dict(state["budget"])
+            self.pacer.replan = self.config.budget_replan
         self.step = state["step"]
         if rng is not None and meta["world_size"] == self.env.world_size:
             set_rng_state(rng)
-        log.info("resumed from %s at step %d (epoch %d)", ckpt, self.step, self.data.epoch)
+        return ckpt, state.get("phase_index", 0), state["loader"]
 
     # -- one step --------------------------------------------------------------------------
     def forward(self, module, batch):
@@ -215,63 +261,96 @@ class Trainer:
     def write_run_info(self):
         if not self.env.is_main:
             return
-        c = self.config
+        c, phase = self.config, self.phases[0]   # with phases, the first (phase_plan: all)
         mix = {} if not self.languages else {
             "languages": self.data.facts(),
             "sampling_schedule": [{"alpha": a, "start_step": s} for a, s in sampling_phases(c)]}
+        if self.plan.phased:   # each phase's settings and planned steps
+            mix["phase_plan"] = self.plan.steps()
         write_run_info(self.out, c, self.family.config_dict(self.model_config), step=self.step, **mix,
                        world_size=self.env.world_size, precision=c.precision, phase=self.phase,
-                       global_batch_size=c.train_batch_size * c.gradient_accumulation_steps
+                       global_batch_size=phase.train_batch_size * c.gradient_accumulation_steps
                        * self.env.world_size,
-                       device=str(self.env.device), train_files=len(self.shards.train),
-                       train_samples=self.data.num_samples, seq_len=self.shards.seq_len,
-                       max_pred=self.shards.max_pred, objective=self.objective())
+                       device=str(self.env.device), train_files=len(phase.shards.train),
+                       train_samples=sum(s.num_samples for s in phase.shards.train), seq_len=phase.seq_len,
+                       max_pred=phase.max_pred, objective=self.objective())
+
+    def run_end(self, first_step: int) -> int:
+        """This run's last step: the plan's end, or --steps_this_run steps after `first_step`."""
+        if self.config.steps_this_run is None:
+            return self.plan.end
+        return min(self.plan.end, first_step + self.config.steps_this_run)
 
     def train(self) -> dict:
-        """Steps up to max_steps (or --steps_this_run), logging every log_every steps, evaluating
-        every eval_every steps and at the last one, checkpointing every checkpoint_every steps
-        and at the end of this run; returns the last logged record with the step counts."""
-        config, env = self.config, self.env
+        """Steps up to the plan's end (or --steps_this_run), a phase at a time, logging every
+        log_every steps, evaluating every eval_every steps and at the last one, checkpointing
+        every checkpoint_every steps, at every phase's end and at the end of this run; with
+        --train_budget, re-planning as the pace drifts. Returns the last logged record with the
+        step counts."""
+        config, env, plan = self.config, self.env, self.plan
         self.write_run_info()
         metrics = MetricsLogger(self.out, enabled=env.is_main, tensorboard=config.tensorboard)
         metrics.truncate_after(self.step)
-        end = config.max_steps if config.steps_this_run is None else min(
-            config.max_steps, self.step + config.steps_this_run)
-        if self.step >= end:
-            log.info("nothing to do: step %d already reached max_steps %d", self.step, config.max_steps)
+        first_step, self.warned_eval = self.step, False
+        if self.step >= self.run_end(first_step):
+            log.info("nothing to do: step %d already reached max_steps %d", self.step, plan.end)
+        elif plan.phased and self.step == plan.starts[self.phase_index]:
+            self.announce_phase(metrics)
         it = iter(self.data)
         window = torch.zeros(3, dtype=torch.float64)
         window_steps, t0, last = 0, time.perf_counter(), {}
-        first_step, self.warned_eval = self.step, False
+        if self.pacer is not None:
+            self.pacer.start_window(self.step, self.phase_index, env)
         try:
-            while self.step < end:
+            while self.step < self.run_end(first_step):
+                if plan.phase_at(self.step) != self.phase_index:   # its own data, batch and θ
+                    self.open_phase(plan.phase_at(self.step))
+                    self.announce_phase(metrics)
+                    it = iter(self.data)
                 lr = self.lr
                 loss, mlm, nsp, gnorm = self.train_step(it, config.gradient_accumulation_steps)
                 self.step += 1
                 window += torch.tensor([loss, mlm, nsp], dtype=torch.float64)
                 window_steps += 1
-                if self.step % config.log_every == 0 or self.step == end:
+                phase_end = plan.phased and plan.is_phase_end(self.step)
+                if self.step % config.log_every == 0 or self.step == self.run_end(first_step) or phase_end:
                     last = self.log_train(metrics, window, window_steps,
                                           time.perf_counter() - t0, lr, gnorm)
                     window.zero_()
                     window_steps, t0 = 0, time.perf_counter()
+                if self.pacer is not None and self.pacer.due(self.step) and self.step < plan.end:
+                    change = self.pacer.check(self.step, self.phase_index, plan.starts, plan.end, env)
+                    if change is not None:
+                        self.replan(metrics, *change)
+                        phase_end = plan.phased and plan.is_phase_end(self.step)
                 # every eval_every steps, and at the last step whatever eval_every is: a run
                 # shorter than eval_every still ends with an eval (once: a finished run that is
                 # started again trains no step, so it logs none)
                 if config.eval_every and self.shards.test and (self.step % config.eval_every == 0
-                                                               or self.step == config.max_steps):
-                    self.log_eval(metrics)
+                                                               or self.step == plan.end):
+                    with self.aside("eval"):
+                        self.log_eval(metrics)
                     t0 = time.perf_counter()
-                if self.step % config.checkpoint_every == 0 or self.step == end:
-                    self.save()
+                if (self.step % config.checkpoint_every == 0 or self.step == self.run_end(first_step)
+                        or phase_end):
+                    with self.aside("checkpoint"):
+                        self.save()
                     t0 = time.perf_counter()
+            if self.pacer is not None and self.step == plan.end > first_step:
+                self.budget_summary(metrics)
         finally:
             self.data.close()
             metrics.close()
         summary = {"step": self.step, "steps_this_run": self.step - first_step, **last}
         if env.is_main:
-            log.info("done: step %d of %d, output in %s", self.step, config.max_steps, self.out)
+            log.info("done: step %d of %d, output in %s", self.step, plan.end, self.out)
         return summary
+
+    def budget_summary(self, metrics) -> None:
+        """The budget's clock at the end (the slowest rank's): one line and one record."""
+        line, record = self.pacer.summary(self.env, self.config.train_budget, len(self.plan.replans))
+        metrics.log(self.step, record, prefix="budget")
+        log.info(line)
 
     def log_train(self, metrics, window, steps: int, seconds: float, lr: float, gnorm: float) -> dict:
         """The mean losses of the last `steps` steps over ranks, logged; returns the record."""
@@ -279,8 +358,9 @@ class Trainer:
         mean = env.all_reduce_mean(window.to(env.device)).cpu() / steps
         record = {"loss": mean[0].item(), "mlm_loss": mean[1].item(), "nsp_loss": mean[2].item(),
                   "lr": lr, "grad_norm": gnorm,
-                  "samples_per_sec": steps * config.gradient_accumulation_steps * config.train_batch_size
-                  * env.world_size / seconds, "epoch": self.data.epoch}
+                  "samples_per_sec": steps * config.gradient_accumulation_steps
+                  * self.phases[self.phase_index].train_batch_size * env.world_size / seconds,
+                  "epoch": self.data.epoch}
         if self.languages:   # each language's own epoch (a small one repeats more often)
             record.update({f"epoch/{code}": e for code, e in self.data.epochs().items()})
         if not math.isfinite(record["loss"]):
@@ -300,8 +380,9 @@ class Trainer:
         codes = [lang.code for lang in self.languages]
         if self.languages:   # each language's test shards apart; the overall: their mean
             ev = evaluate_languages(module, self.languages, self.config, self.env, self.forward)
-        else:
-            ev = evaluate(module, self.shards.test, self.config, self.env, self.forward)
+        else:   # a phase's rows in its own batches unless --eval_batch_size says otherwise
+            ev = evaluate(module, self.shards.test, self.config.replace(
+                eval_batch_size=self.phases[self.phase_index].eval_batch_size), self.env, self.forward)
         metrics.log(self.step, ev, prefix="eval")
         log.info(eval_line(self.step, ev, codes))
         tests = [(f"{lang.code}: ", ev[f"eval_instances/{lang.code}"], lang.shards.test)

@@ -15,7 +15,6 @@ is left out: the trainer calls clip_grad_norm_ itself. AdamW is torch.optim.Adam
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import torch
@@ -152,27 +151,79 @@ def wsd_factor(step: int, warmup_steps: float, max_steps: int, decay_steps: floa
 
 
 SCHEDULES = ("poly", "linear", "wsd")
+DEGREE = {"poly": 0.5, "linear": 1.0, "wsd": 1.0}
+
+
+class LrShape:
+    """The schedule's multiplier of the peak lr at a step, as one decaying segment that a re-plan
+    (trainer/runtime/pacing.py) can move: linear warmup over `warmup` steps (fixed once planned),
+    then 1.0 until `anchor`, then `anchor_factor * ((end - step) / span) ** degree`, 0 from `end`.
+
+    Planned for `end` steps it is exactly lr_factor (poly, linear: the segment starts at the end of
+    warmup) or wsd_factor (the segment is the last `decay_proportion` of the steps). `replan(t, E)`
+    moves the end to E at step t and keeps the lr continuous: before the decay, wsd's decay start
+    moves with the end (the last decay_proportion of the new E; at once when that is already
+    past) and poly/linear stretch their decay; inside the decay, the segment restarts at t from
+    the factor it had reached (for poly and linear this is the same curve when E is unchanged).
+    Plain attributes only: saved as they are in a checkpoint (weights_only)."""
+
+    def __init__(self, kind: str, warmup: float, end: int, decay_proportion: float = 0.2):
+        if kind not in SCHEDULES:
+            raise ValueError(f"unknown lr schedule {kind!r}: choose one of {', '.join(SCHEDULES)}")
+        self.kind, self.degree = kind, DEGREE[kind]
+        self.warmup, self.end = float(warmup), int(end)
+        self.decay_proportion = float(decay_proportion)
+        self.anchor_factor = 1.0
+        if kind == "wsd":
+            self.span = max(1.0, self.decay_proportion * self.end)
+            self.anchor = self.end - self.span
+        else:
+            self.anchor, self.span = self.warmup, self.end - self.warmup
+
+    def __call__(self, step: int) -> float:
+        if step < self.warmup:
+            return step / self.warmup
+        if step >= self.end:
+            return 0.0
+        if step < self.anchor:
+            return 1.0
+        x = (self.end - step) / self.span
+        return self.anchor_factor * (x if self.degree == 1.0 else x ** self.degree)
+
+    def replan(self, step: int, end: int) -> None:
+        """The run now ends at `end` (> step); see the class docstring."""
+        end = int(end)
+        if end <= step:
+            raise ValueError(f"a re-plan at step {step} must end after it, got {end}")
+        now = self(step)
+        if step < self.anchor:   # not decaying yet
+            start = (end - max(1.0, self.decay_proportion * end)) if self.kind == "wsd" else self.anchor
+            start = max(start, self.warmup)
+            if step <= start < end:
+                self.end, self.anchor, self.anchor_factor, self.span = end, start, 1.0, end - start
+                return
+        # the decay starts now, from where the lr is (inside the warmup too: the ramp stops here)
+        self.warmup = min(self.warmup, float(step))
+        self.end, self.anchor, self.anchor_factor, self.span = end, float(step), now, float(end - step)
+
+    def state_dict(self) -> dict:
+        return dict(vars(self))
+
+    def load_state_dict(self, state: dict) -> None:
+        vars(self).update(state)
 
 
 def build_scheduler(optimizer, warmup_proportion: float, max_steps: int, kind: str = "poly",
-                    decay_proportion: float = 0.2):
+                    decay_proportion: float = 0.2, factor=None):
     """LambdaLR: linear warmup over warmup_proportion * max_steps, then `kind`: poly (degree 0.5
     as NVIDIA's PolyWarmUpScheduler) to 0 at max_steps, continuous at the end of warmup (see
     lr_factor); linear to 0; or wsd (stable, then linear to 0 over the last
-    decay_proportion * max_steps)."""
+    decay_proportion * max_steps). `factor`: the multiplier of the peak lr at a step, given
+    instead (the run's plan, trainer/plan.py, which phases and re-plans change)."""
     if max_steps < 1:
         raise ValueError(f"max_steps must be >= 1, got {max_steps}")
     if not 0.0 <= warmup_proportion < 1.0:
         raise ValueError(f"warmup_proportion must be in [0, 1), got {warmup_proportion}")
-    warmup_steps = warmup_proportion * max_steps
-    # a partial, not a lambda: picklable with the scheduler
-    if kind == "poly":
-        factor = functools.partial(lr_factor, warmup_steps=warmup_steps, max_steps=max_steps)
-    elif kind == "linear":
-        factor = functools.partial(linear_factor, warmup_steps=warmup_steps, max_steps=max_steps)
-    elif kind == "wsd":
-        factor = functools.partial(wsd_factor, warmup_steps=warmup_steps, max_steps=max_steps,
-                                   decay_steps=max(1.0, decay_proportion * max_steps))
-    else:
-        raise ValueError(f"unknown lr schedule {kind!r}: choose one of {', '.join(SCHEDULES)}")
+    if factor is None:   # an object of plain attributes: LambdaLR saves and restores them
+        factor = LrShape(kind, warmup_proportion * max_steps, max_steps, decay_proportion)
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)

@@ -33,6 +33,12 @@ Usage:
         --input_dir hr=data/hr/hdf5_... --input_dir sr=data/sr/hdf5_... \
         --sampling_alpha 0.7,0.5,0.3 --vocab_file data/multi/bs+hr+sr/vocab --output_dir runs/hbs
 
+    # sequence-length phases in one run (docs/training.md: Phases): 128 -> 1,024 -> 8,192 tokens,
+    # each phase its own data, batch and RoPE theta, under one schedule and one budget
+    torchrun --nproc_per_node=8 trainer/run_pretraining.py \
+        --config_file trainer/configs/phases_long.json --vocab_file data/hu/vocab \
+        --train_budget 24h --output_dir runs/hu_long          # or --phases FILE
+
     # resume after an interruption: the same command plus --resume_from_checkpoint
     # DeepSpeed: add --deepspeed --deepspeed_config trainer/configs/ds_zero1.json
 

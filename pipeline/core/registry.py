@@ -64,6 +64,9 @@ STAGES: tuple[Stage, ...] = (
     Stage("joint-vocab", None, ("filter",), also_reads=("shard", "vocab"), in_run=False,
           several_langs=True, summary="one vocab for several languages (--lang hr,sr,bs), "
                                       "their shares smoothed by --sampling-alpha"),
+    Stage("export", "export", ("shard",), also_reads=("extract", "format", "ingest", "dedup", "split",
+                                                      "filter", "encode"), in_run=False,
+          summary="the corpus as Parquet for other tools: articles, or token rows (--format tokens)"),
     Stage("inspect", None, ("encode",), in_run=False, summary="decoded instances of an HDF5 file"),
     Stage("run", None, in_run=False, several_langs=True,
           summary="every stage in order, then the report (make corpus); --lang hr,sr,bs: each, "

@@ -29,12 +29,24 @@ Japanese, Thai; NVIDIA's loader reads its keys by name and never sees it):
 A whole word for masking is a position with 1 and the 0 positions after it. Without the
 dataset a word is a piece and the `##` pieces after it.
 
+One more, written by `encode --pack` (packed layout 2) and required in such files:
+
+    doc_starts            int8  [N, L]  1 at position 0 of every row and at every document's
+                                        own [CLS] inside it, 0 elsewhere and in padding: a
+                                        row's segments are the runs of real tokens between
+                                        these marks, each of one document
+
 Root attributes, each written only when it applies (files of sentence pairs encoded with a
 vocab.txt have none, so they stay byte for byte what they were):
 
-    packed = 1                          packed rows (`encode --pack`): documents back to back,
-                                        a [SEP] after each, no sentence pairs
-                                        (next_sentence_labels all 0)
+    packed = 2                          packed rows (`encode --pack`), layout 2: documents
+                                        back to back, each `[CLS] tokens [SEP]`, a row that
+                                        continues a document begins with an inserted [CLS],
+                                        doc_starts marks the segments; no sentence pairs
+                                        (next_sentence_labels all 0). 1: the layout before
+                                        (one [CLS] a row, a [SEP] after each document, no
+                                        doc_starts); files older still have no attribute and
+                                        lie in a folder ending in `_packed`
     tokenizer_fingerprint = "<hex>"     encoded with a transformers tokenizer (`encode
                                         --tokenizer`): the sha256 of its tokenizer.json, which
                                         a reader compares with its model's tokenizer
@@ -44,6 +56,7 @@ Usage:
     labels = masked_lm_labels(positions, ids)   # -1 where there is no prediction
     output_folder_name(lower_case=False, max_seq=128, max_pred=20, dupe_factor=5)
     is_packed(path)                     # the file's `packed` attribute, else a *_packed folder
+    packed_layout(path)                 # 0 not packed, 1 the old packed rows, 2 PACKED_LAYOUT
     file_tokenizer_fingerprint(path)    # the `tokenizer_fingerprint` attribute, or None
     maskable_tokens(seq_len, packed)    # the tokens of a full row that masking may choose
 """
@@ -68,6 +81,7 @@ DATASETS = {
 # Present only where encode knows segmenter words (see the module doc); same checks when present.
 OPTIONAL_DATASETS = {
     "word_starts": (np.int8, "L"),
+    "doc_starts": (np.int8, "L"),      # required in packed layout >= 2 (check_file)
 }
 
 # Encode's defaults that name its output folder (one place: the CLI, `run` and the demo read them).
@@ -101,8 +115,9 @@ class FileShape:
 
 
 def check_file(path: str | os.PathLike) -> FileShape:
-    """Check one file against the contract: every dataset present, integer arrays of the right
-    rank, shapes that agree. Any integer dtype is accepted (other writers use int64)."""
+    """Check one file against the contract: every dataset present (`doc_starts` too in packed
+    layout 2), integer arrays of the right rank, shapes that agree. Any integer dtype is
+    accepted (other writers use int64)."""
     import h5py
 
     try:
@@ -113,6 +128,12 @@ def check_file(path: str | os.PathLike) -> FileShape:
         missing = [k for k in DATASETS if k not in fh]
         if missing:
             raise HDF5FormatError(f"{path}: wrong schema, it lacks {', '.join(missing)}")
+        layout = _layout_value(fh.attrs.get(PACKED_ATTR))
+        if layout is not None and layout >= 2 and "doc_starts" not in fh:
+            raise HDF5FormatError(
+                f"{path}: wrong schema, packed layout {layout} (attribute {PACKED_ATTR}) needs a "
+                "doc_starts dataset [N, L] and the file has none: encode it again with "
+                "`pipeline encode --pack`")
         shapes = {}
         present = {**DATASETS, **{k: v for k, v in OPTIONAL_DATASETS.items() if k in fh}}
         for key, (_, width) in present.items():
@@ -166,8 +187,11 @@ def output_folder_name(lower_case: bool, max_seq: int, max_pred: int,
 
 # The folder of packed rows (no sentence pairs: next-sentence labels mean nothing) ends in this.
 PACKED_SUFFIX = "_packed"
-# The root attribute of a file of packed rows (PACKED_ATTR = 1); absent from files of pairs.
+# The root attribute of a file of packed rows, its layout (PACKED_LAYOUT; 1 in files of the
+# layout before); absent from files of pairs.
 PACKED_ATTR = "packed"
+# The packed layout encode writes: `[CLS] doc [SEP]` segments, marked by the doc_starts dataset.
+PACKED_LAYOUT = 2
 # The root attribute of a file encoded with a transformers tokenizer: its fingerprint (hex).
 TOKENIZER_ATTR = "tokenizer_fingerprint"
 
@@ -179,20 +203,38 @@ def maskable_tokens(seq_len: int, packed: bool) -> int:
 
 
 def is_packed(path: str | os.PathLike) -> bool:
-    """Whether `path` holds packed rows (encode --pack). An HDF5 file says so in its PACKED_ATTR
-    attribute, wherever it is copied; a file written before the attribute existed (or a
-    folder) is packed when it lies in a folder whose name ends in PACKED_SUFFIX."""
+    """Whether `path` holds packed rows (encode --pack), in any layout. An HDF5 file says so in
+    its PACKED_ATTR attribute, wherever it is copied; a file written before the attribute
+    existed (or a folder) is packed when it lies in a folder whose name ends in PACKED_SUFFIX."""
+    return packed_layout(path) > 0
+
+
+def packed_layout(path: str | os.PathLike) -> int:
+    """The packed layout of `path`: 0 not packed (sentence pairs), 1 the packed rows before
+    doc_starts, 2 (PACKED_LAYOUT) rows of `[CLS] doc [SEP]` segments with doc_starts. The
+    file's PACKED_ATTR says it; a file without it (or a folder) in a folder whose name ends in
+    PACKED_SUFFIX is layout 1."""
     p = Path(path)
     if p.is_file():
         marked = _packed_attribute(p)
         if marked is not None:
             return marked
     p = p.resolve()
-    return any(q.name.endswith(PACKED_SUFFIX) for q in (p, *p.parents))
+    return int(any(q.name.endswith(PACKED_SUFFIX) for q in (p, *p.parents)))
 
 
-def _packed_attribute(path: Path) -> bool | None:
-    """The file's PACKED_ATTR as a bool; None when it has none (or is no readable HDF5 file)."""
+def _layout_value(value) -> int | None:
+    """A PACKED_ATTR value as a layout number (True and 1 alike); None when absent."""
+    if value is None:
+        return None
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):   # not a number (another writer's mark): packed or not
+        return int(bool(value))
+
+
+def _packed_attribute(path: Path) -> int | None:
+    """The file's PACKED_ATTR as a layout; None when it has none (or is no readable HDF5 file)."""
     import h5py
 
     try:
@@ -200,7 +242,7 @@ def _packed_attribute(path: Path) -> bool | None:
             value = fh.attrs.get(PACKED_ATTR)
     except OSError:
         return None
-    return None if value is None else bool(value)
+    return _layout_value(value)
 
 
 def file_tokenizer_fingerprint(path: str | os.PathLike) -> str | None:

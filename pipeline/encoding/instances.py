@@ -69,29 +69,12 @@ class Corpus:
     @classmethod
     def from_stream(cls, fh, wordpiece, block_chars: int = BLOCK_CHARS) -> Corpus:
         ids_parts, len_parts, doc_parts, start_parts = [], [], [], []
-        with_starts = hasattr(wordpiece, "encode_words")
-        doc = 0
-        while True:
-            lines = fh.readlines(block_chars)
-            if not lines:
-                break
-            text = "".join(lines)
-            if text.endswith("\n"):
-                text = text[:-1]
-            if with_starts:
-                ids, counts, starts = wordpiece.encode_words(text)
-                start_parts.append(starts)
-            else:
-                ids, counts = wordpiece.encode_text(text)
-            del text
-            blank = np.fromiter((not line.strip() for line in lines), dtype=bool, count=len(lines))
-            del lines
-            keep = (counts > 0) & ~blank
-            doc_of_line = doc + np.cumsum(blank)   # a blank line opens the next document
-            doc = int(doc_of_line[-1])
-            ids_parts.append(ids)
-            len_parts.append(counts[keep])
-            doc_parts.append(doc_of_line[keep])
+        for block in tokenised_blocks(fh, wordpiece, block_chars):
+            ids_parts.append(block.ids)
+            len_parts.append(block.sent_len)
+            doc_parts.append(block.sent_doc)
+            if block.word_starts is not None:
+                start_parts.append(block.word_starts)
         if not ids_parts:
             ids_parts, len_parts, doc_parts = [np.zeros(0, np.int32)], [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
         tokens = np.concatenate(ids_parts).astype(np.int32, copy=False)
@@ -106,10 +89,51 @@ class Corpus:
             starts = starts[:0]
         doc_bounds = np.r_[starts, len(sent_len)].astype(np.int64)
         word_starts = None
-        if with_starts:
+        if hasattr(wordpiece, "encode_words"):
             word_starts = (np.concatenate(start_parts) if start_parts else np.zeros(0, bool))
         return cls(tokens=tokens, sent_bounds=sent_bounds, doc_bounds=doc_bounds,
                    word_starts=word_starts)
+
+    @property
+    def doc_token_bounds(self) -> np.ndarray:
+        """int64 [D+1]: document d is tokens[b[d]:b[d+1]]."""
+        return self.sent_bounds[self.doc_bounds]
+
+
+@dataclass
+class TokenBlock:
+    """The word pieces of one block of a shard's lines (tokenised_blocks)."""
+
+    ids: np.ndarray                  # int32: the kept sentences' ids back to back
+    sent_len: np.ndarray             # int64: the pieces of each kept sentence
+    sent_doc: np.ndarray             # int64: each kept sentence's document number (ascending)
+    word_starts: np.ndarray | None   # bool per id, from a tokenizer that gives them
+
+
+def tokenised_blocks(fh, wordpiece, block_chars: int = BLOCK_CHARS):
+    """The shard's text a block of lines at a time, as word pieces (see Corpus.from_file for the
+    rules): only one block's text is in memory at a time."""
+    with_starts = hasattr(wordpiece, "encode_words")
+    doc = 0
+    while True:
+        lines = fh.readlines(block_chars)
+        if not lines:
+            break
+        text = "".join(lines)
+        if text.endswith("\n"):
+            text = text[:-1]
+        starts = None
+        if with_starts:
+            ids, counts, starts = wordpiece.encode_words(text)
+        else:
+            ids, counts = wordpiece.encode_text(text)
+        del text
+        blank = np.fromiter((not line.strip() for line in lines), dtype=bool, count=len(lines))
+        del lines
+        keep = (counts > 0) & ~blank
+        doc_of_line = doc + np.cumsum(blank)   # a blank line opens the next document
+        doc = int(doc_of_line[-1])
+        yield TokenBlock(ids=ids, sent_len=counts[keep], sent_doc=doc_of_line[keep], word_starts=starts)
 
 
 @dataclass

@@ -39,11 +39,19 @@ GZIP_LEVEL = 1
 SHUFFLE = True
 CHUNK_BYTES = 1 << 18   # rows per HDF5 chunk: about 256 KB of input_ids
 ZLIB_BELOW = 4096       # chunks smaller than this are deflated by zlib (see the module docstring)
+BATCH_TOKENS = 1 << 16  # rows per batch x max_seq (batch_rows)
 
 
 def chunk_rows(max_seq: int) -> int:
     """Rows per HDF5 chunk; batches are written in multiples of it (no partial chunks)."""
     return max(1, CHUNK_BYTES // (4 * max_seq))
+
+
+def batch_rows(max_seq: int) -> int:
+    """Rows per batch that encode makes and writes at once: whole chunks (the fast path above),
+    about BATCH_TOKENS tokens, which bounds the batch's working memory."""
+    rows = chunk_rows(max_seq)
+    return max(rows, (BATCH_TOKENS // max_seq) // rows * rows)
 
 
 class InstanceFileWriter:

@@ -1,5 +1,8 @@
 """Section `hdf5`: each encoded set (hdf5_... folder): instances, masked share and its
-[MASK] / random / kept split, random-next share, tokens per instance, a few decoded instances.
+[MASK] / random / kept split, random-next share, tokens per instance, a few decoded instances;
+for packed rows of layout 2 also the articles' token-length deciles, the share of the tokens
+in articles of at least 512 / 2,048 / 8,192 tokens and the share whose segment in its row
+(their own article around them) is that long, and a sample row one segment a line.
 
 Counts come from encode's manifest; the masking figures and lengths are measured on the first
 rows of the set's files (pipeline/encoding/stats.py, as `pipeline inspect` does).
@@ -9,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.core.report import human_bytes
+from pipeline.encoding.context import THRESHOLDS
 from pipeline.encoding.hdf5_format import HDF5FormatError, check_file, few_eval_instances, is_packed
-from pipeline.encoding.stats import render, statistics
+from pipeline.encoding.stats import render, render_segments, statistics
 from vocab.core.layout import VocabError
 from vocab.kinds import load_tokenizer
 
@@ -38,12 +42,16 @@ def _measure(files: list[Path], spec) -> tuple[dict, list]:
         with h5py.File(path, "r") as f:
             st = statistics(f, spec, max_rows=left)
             for i in range(min(SHOWN_INSTANCES - len(shown), st["instances"])):
-                a, b = render(f["input_ids"][i], f["input_mask"][i], f["masked_lm_positions"][i],
-                              f["masked_lm_ids"][i], spec)
-                shown.append((path.name, i, a, b, int(f["next_sentence_labels"][i])))
+                row = (f["input_ids"][i], f["input_mask"][i], f["masked_lm_positions"][i],
+                       f["masked_lm_ids"][i], spec)
+                a, b = render(*row)
+                segments = render_segments(*row, f["doc_starts"][i]) if "doc_starts" in f else None
+                shown.append((path.name, i, a, b, int(f["next_sentence_labels"][i]), segments))
         for k, v in st.items():
             if k == "lengths":
                 total[k] = [x + y for x, y in zip(total.get(k, [0] * len(v)), v)]
+            elif isinstance(v, dict):
+                total[k] = {kk: total.get(k, {}).get(kk, 0) + vv for kk, vv in v.items()}
             elif k != "real_share":   # a share: from the sums below, never summed itself
                 total[k] = total.get(k, 0) + v
     if total.get("instances") and total.get("lengths"):
@@ -94,6 +102,7 @@ def _one_set(sec: Section, folder: Path, m: dict, lang: str) -> None:
         bad.add(7)
         sec.warn(f"seq {seq}: {percent(st['as_mask'] / masked)} of the masked tokens are [MASK], "
                  "not about 80%")
+    rows += _context_rows(s, st)
     sec.add(table(rows, bad_rows=bad))
     lengths = st.get("lengths") or []
     if lengths:
@@ -103,7 +112,13 @@ def _one_set(sec: Section, folder: Path, m: dict, lang: str) -> None:
                           title=f"Tokens per instance, seq {seq} ({num(n)} instances; log scale)",
                           xlabel="tokens (with [CLS] and [SEP])", ylabel="instances"))
     legend = "[MASK→x] masked, {y→x} random, &lt;x&gt; kept"
-    for name, i, a, b, label in shown:
+    for name, i, a, b, label, segments in shown:
+        if segments is not None:   # packed layout 2: one segment (one document) a line
+            items = "".join(f"<li>{esc(x)}</li>" for x in segments)
+            sec.add(f'<p class="note">{esc(name)} #{i}, a packed row, one segment (a document\'s '
+                    f'tokens from its [CLS]) a line; {legend}</p>'
+                    f'<ul class="sample" lang="{esc(lang)}">{items}</ul>')
+            continue
         if packed:   # documents back to back, a [SEP] after each: no A/B pair
             sec.add(f'<p class="note">{esc(name)} #{i}, a packed row; {legend}</p>'
                     f'<ul class="sample" lang="{esc(lang)}"><li>{esc(f"{a} {b}".rstrip())}</li></ul>')
@@ -111,6 +126,25 @@ def _one_set(sec: Section, folder: Path, m: dict, lang: str) -> None:
         sec.add(f'<p class="note">{esc(name)} #{i}, B is {"a random" if label else "the actual"} '
                 f'next sentence; {legend}</p>'
                 f'<ul class="sample" lang="{esc(lang)}"><li>A: {esc(a)}</li><li>B: {esc(b)}</li></ul>')
+
+
+def _context_rows(summary: dict, st: dict) -> list[tuple[str, str]]:
+    """The rows of packed layout 2's context figures (encode's summary; segments measured)."""
+    rows = []
+    limits = " / ".join(f"{t:,}" for t in THRESHOLDS)
+    articles = summary.get("article_tokens")
+    if articles:
+        deciles = [f"{articles[k]:,}" for k in sorted(articles, key=lambda k: (len(k), k)) if k != "max"]
+        rows.append(("article length in tokens: deciles (longest)",
+                     f"{' / '.join(deciles)} ({num(articles.get('max'))})"))
+    for key, what in (("tokens_in_articles_of", f"tokens in articles of at least {limits} tokens"),
+                      ("tokens_with_context", f"tokens with at least {limits} tokens of their "
+                                              "article in the row")):
+        if summary.get(key):
+            rows.append((what, " / ".join(percent(summary[key].get(str(t)), 1) for t in THRESHOLDS)))
+    if st.get("segments") is not None:
+        rows.append(("segments (documents) per row, measured", f"{st['segments'] / max(1, st['instances']):.2f}"))
+    return rows
 
 
 def hdf5_section(encodings: list, lang: str) -> Section:

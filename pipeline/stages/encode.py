@@ -35,10 +35,16 @@ names the folder too (suffix `_joint-bs+hr+sr`, so a language's own-vocab data s
 and the manifest records it as `joint_vocab` (folder, languages, sampling_alpha): every
 language encoded with it has the same `tokenizer.fingerprint`.
 
-`--pack` writes packed rows instead of sentence pairs (pipeline/encoding/packing.py: documents
-back to back, a [SEP] after each, no next-sentence pairs, padding only in a shard's last row)
-into the same keys, each file marked by the root attribute `packed = 1` (the trainer reads it:
-hdf5_format.is_packed), in a folder whose name ends in `_packed`.
+`--pack` writes packed rows instead of sentence pairs (pipeline/encoding/packing.py, layout 2:
+whole documents in reading order, each `[CLS] tokens [SEP]`, an article longer than a row going
+on in the next row after an inserted [CLS], no next-sentence pairs, padding only in a shard's
+last row) into the same keys plus `doc_starts` (where each row's documents start), each file
+marked by the root attribute `packed = 2` (the trainer reads it: hdf5_format.is_packed,
+packed_layout), in a folder whose name ends in `_packed`. Any --max-seq works (8,192 and more):
+a shard's ids are spilled to the run's work folder and memory-mapped, and rows are made a batch
+at a time (pipeline/encoding/packed_file.py), so the memory does not grow with the shard. The
+summary gives the articles' token-length deciles and the share of the tokens whose segment in
+its row (its own article's tokens around it) is at least 512, 2,048 and 8,192 tokens.
 """
 from __future__ import annotations
 
@@ -62,7 +68,7 @@ from pipeline.core.sources import shard_sources
 from pipeline.encoding.hdf5_format import (
     DUPE_FACTOR,
     MASKED_LM_PROB,
-    PACKED_ATTR,
+    PACKED_LAYOUT,
     RANDOM_SEED,
     SHORT_SEQ_PROB,
     TOKENIZER_ATTR,
@@ -71,8 +77,8 @@ from pipeline.encoding.hdf5_format import (
 )
 from pipeline.encoding.instances import Corpus, plan_instances
 from pipeline.encoding.masking import Masker
-from pipeline.encoding.packing import pack_batch, plan_packed
-from pipeline.encoding.writer import InstanceFileWriter, chunk_rows
+from pipeline.encoding.packed_file import EmptyShard, merged_bins, packed_summary, write_packed_file
+from pipeline.encoding.writer import InstanceFileWriter, batch_rows
 from pipeline.text.language_settings import word_segmenter as language_segmenter
 from vocab.core.layout import VocabError
 from vocab.core.segmenters import CHOICES as SEGMENTER_CHOICES
@@ -83,9 +89,10 @@ log = logging.getLogger("pipeline")
 
 SHARD_PATTERNS = ("*_training_*.txt", "*_test_*.txt")
 # Recorded in the manifest's options: bump it when the instances written for the same inputs
-# change, so that finished runs of the old code are not taken for current ones.
+# change, so that finished runs of the old code are not taken for current ones. (Packed rows
+# record their layout as the run's rules instead, `packed_layout`: a run of another layout is
+# redone, and pair runs' manifests stay as they were.)
 ENCODER_VERSION = 1
-BATCH_TOKENS = 1 << 16      # instances per batch x max_seq: bounds the batch's working memory
 # HDF5 bytes per shard text byte and dupe pass, for the free-space check (measured 0.31-0.53:
 # ukwiki at 128/20 and 512/80, the demo sample at 128/20).
 HDF5_BYTES_PER_TEXT_BYTE = 0.5
@@ -167,30 +174,35 @@ def joint_vocab_record(spec) -> dict | None:
 def encode_shard(shard: Path, out_file: Path, spec, *, max_seq: int, max_pred: int,
                  masked_lm_prob: float, dupe_factor: int, short_seq_prob: float, seed: int,
                  whole_word_masking: bool = False, word_segmenter: str | None = None,
-                 pack: bool = False) -> dict:
-    """Encode one shard into one HDF5 file (written atomically); returns its counts."""
-    try:
-        corpus = Corpus.from_file(shard, spec.encoder(word_segmenter))
-    except SegmenterError as exc:
-        raise StageError(f"{shard}: {exc}") from None
-    if corpus.n_docs == 0:
-        raise StageError(f"shard {shard} holds no sentences (empty): remove it or rerun "
-                         "`pipeline shard`")
+                 pack: bool = False, spill_dir: Path | None = None) -> dict:
+    """Encode one shard into one HDF5 file (written atomically); returns its counts. Packed
+    rows spill the shard's ids to `spill_dir` (default: beside `out_file`)."""
+    empty = StageError(f"shard {shard} holds no sentences (empty): remove it or rerun "
+                       "`pipeline shard`")
     task_seed = shard_seed(seed, shard.stem)
     # only where the kind says so: files of a vocab.txt stay byte for byte what they were
     attrs = {TOKENIZER_ATTR: spec.fingerprint} if spec.records_in_data else {}
-    if pack:
-        return _encode_packed(shard, out_file, corpus, spec, task_seed, max_seq=max_seq,
-                              max_pred=max_pred, masked_lm_prob=masked_lm_prob,
-                              dupe_factor=dupe_factor, whole_word_masking=whole_word_masking,
-                              attrs=attrs)
+    try:
+        encoder = spec.encoder(word_segmenter)
+        if pack:
+            return write_packed_file(
+                shard, out_file, encoder, spec, task_seed, max_seq=max_seq, max_pred=max_pred,
+                masked_lm_prob=masked_lm_prob, dupe_factor=dupe_factor,
+                whole_word_masking=whole_word_masking, attrs=attrs,
+                spill_dir=Path(spill_dir) if spill_dir is not None else out_file.parent)
+        corpus = Corpus.from_file(shard, encoder)
+    except SegmenterError as exc:
+        raise StageError(f"{shard}: {exc}") from None
+    except EmptyShard:
+        raise empty from None
+    if corpus.n_docs == 0:
+        raise empty
     plan = plan_instances(corpus, max_seq=max_seq, dupe_factor=dupe_factor,
                           short_seq_prob=short_seq_prob, seed=task_seed)
     masker = Masker(spec, max_seq=max_seq, max_pred=max_pred, masked_lm_prob=masked_lm_prob,
                     whole_word=whole_word_masking)
     rng = np.random.default_rng([task_seed & 0xFFFFFFFF, task_seed >> 32, 2])
-    rows = chunk_rows(max_seq)
-    batch = max(rows, (BATCH_TOKENS // max_seq) // rows * rows)   # whole HDF5 chunks per write
+    batch = batch_rows(max_seq)         # whole HDF5 chunks per write
     masked = 0
     with atomic_path(out_file) as tmp:
         optional = ("word_starts",) if corpus.word_starts is not None else ()
@@ -206,33 +218,6 @@ def encode_shard(shard: Path, out_file: Path, spec, *, max_seq: int, max_pred: i
         "documents": corpus.n_docs, "sentences": corpus.n_sentences,
         "tokens": int(len(corpus.tokens)), "text_bytes": shard.stat().st_size,
         "random_next": int(plan.random_next.sum()), "masked": masked,
-    }
-
-
-def _encode_packed(shard: Path, out_file: Path, corpus, spec, task_seed: int, *,
-                   max_seq: int, max_pred: int, masked_lm_prob: float, dupe_factor: int,
-                   whole_word_masking: bool, attrs: dict) -> dict:
-    """encode --pack for one shard: packed rows in stream order (pipeline/encoding/packing.py)."""
-    plan = plan_packed(corpus, max_seq=max_seq, dupe_factor=dupe_factor, seed=task_seed)
-    masker = Masker(spec, max_seq=max_seq, max_pred=max_pred, masked_lm_prob=masked_lm_prob,
-                    whole_word=whole_word_masking)
-    rng = np.random.default_rng([task_seed & 0xFFFFFFFF, task_seed >> 32, 2])
-    rows = chunk_rows(max_seq)
-    masked = real = 0
-    with atomic_path(out_file) as tmp:
-        optional = ("word_starts",) if corpus.word_starts is not None else ()
-        with InstanceFileWriter(tmp, len(plan), max_seq, max_pred, optional=optional,
-                                attrs={PACKED_ATTR: 1, **attrs}) as writer:
-            for batch_rows in plan.batches(max(rows, (BATCH_TOKENS // max_seq) // rows * rows)):
-                arrays = pack_batch(corpus, plan, batch_rows, masker, rng)
-                masked += int(np.count_nonzero(arrays["masked_lm_positions"]))
-                real += int(arrays["input_mask"].sum())
-                writer.write(arrays)
-    return {
-        "shard": shard.name, "file": out_file.name, "instances": len(plan),
-        "documents": corpus.n_docs, "sentences": corpus.n_sentences,
-        "tokens": int(len(corpus.tokens)), "text_bytes": shard.stat().st_size,
-        "random_next": 0, "masked": masked, "real_tokens": real,
     }
 
 
@@ -297,19 +282,25 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
         del options["short_seq_prob"]
     if spec.records_in_data:    # and vocab.txt manifests' options too
         options["tokenizer"] = {"kind": spec.piece_model, "fingerprint": spec.fingerprint}
+    # packed rows of another layout (a finished run of the encode before) are redone, with a line
+    rules = {"packed_layout": PACKED_LAYOUT} if pack else {}
     run = StageRun("encode", root, options, fingerprint_inputs([in_dir, *spec.files]), force=force,
                    workers=workers, expected_bytes=int(HDF5_BYTES_PER_TEXT_BYTE * dupe_factor
-                                                       * sum(s.stat().st_size for s in shards)))
+                                                       * sum(s.stat().st_size for s in shards)),
+                   rules=rules)
     if run.complete:
         return run.skip()
 
     settings = dict(max_seq=max_seq, max_pred=max_pred, masked_lm_prob=masked_lm_prob,
                     dupe_factor=dupe_factor, short_seq_prob=short_seq_prob, seed=seed,
                     whole_word_masking=whole_word_masking, word_segmenter=segmenter, pack=pack)
+    if pack:
+        settings["spill_dir"] = run.work_dir   # the shard's ids while its rows are made
     outputs = [files_dir / f"{s.stem}.hdf5" for s in shards]
     tasks = [Task(s.name, s, outputs=(out,)) for s, out in zip(shards, outputs)]
     work = functools.partial(encode_task, files_dir=files_dir, spec=spec, settings=settings)
     infos = [info for _task, info in run.run_tasks(tasks, work, desc="encode", unit="shard")]
+    packed = packed_figures(infos, max_seq) if pack else ({}, {})
     instances = sum(i["instances"] for i in infos)
     summary = {
         "shards": len(shards),
@@ -318,9 +309,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
         "documents": sum(i["documents"] for i in infos),
         "tokens": sum(i["tokens"] for i in infos),
         "random_next_share": round(sum(i["random_next"] for i in infos) / max(1, instances), 4),
-        **({"packed": True, "real_token_share": round(sum(i["real_tokens"] for i in infos)
-                                                      / max(1, instances * max_seq), 4)}
-           if pack else {}),
+        **packed[0],
         "output": str(files_dir),
     }
     return run.finish(summary, outputs=outputs,
@@ -328,8 +317,17 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
                       extra={"shards": infos, "vocab": str(spec.location.resolve()),
                              "tokenizer": tokenizer_record(spec),
                              "sources": shard_sources(in_dir, shards),
-                             **({"joint_vocab": joint} if joint else {})},
+                             **({"joint_vocab": joint} if joint else {}), **packed[1]},
                       shown={"output_bytes": sum(p.stat().st_size for p in outputs)})
+
+
+def packed_figures(infos: list[dict], max_seq: int) -> tuple[dict, dict]:
+    """The packed figures of the summary, and of the manifest beside it (the article-length
+    histogram, which leaves the shards' records: one is enough)."""
+    summary, bins = packed_summary(infos, max_seq), merged_bins(infos)
+    for i in infos:
+        i.pop("article_token_bins", None)
+    return summary, {"article_token_bins": bins}
 
 
 @click.command("encode")
@@ -359,9 +357,10 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
 @click.option("--word-segmenter", type=click.Choice(SEGMENTER_CHOICES), default=None,
               help="Word starts for a script without spaces [default: the language's: ja mecab, "
                    "zh jieba, th pythainlp]; none: no word starts. A MeCab vocab always uses MeCab.")
-@click.option("--pack", is_flag=True, help="Packed rows for MLM-only training: documents back to "
-              "back with a [SEP] after each, no next-sentence pairs, no padding but a shard's "
-              "last row; the folder name ends in _packed.")
+@click.option("--pack", is_flag=True, help="Packed rows for MLM-only training: whole documents in "
+              "reading order, each [CLS] ... [SEP], a long one going on in the next row; "
+              "doc_starts marks them; no next-sentence pairs, no padding but a shard's last "
+              "row; the folder name ends in _packed.")
 @force_option
 @click.pass_obj
 def command(g, input_, output, vocab, tokenizer, max_seq, max_pred, masked_lm_prob, dupe_factor,

@@ -11,6 +11,11 @@ masked tokens split into [MASK] / random / kept, the random-next share, mean len
 share shorter than the sequence, and a check of the masked positions (ascending, distinct,
 inside the sequence, never [CLS]/[SEP]/padding).
 
+Packed rows (`encode --pack`) are shown as rows, not A/B pairs; a row of packed layout 2 one
+segment (one document's tokens, from its [CLS]) a line, and the statistics add the segments
+and the share of the tokens whose segment is at least 512, 2,048 and 8,192 tokens long, with
+the articles' token-length deciles of the encode run's manifest where it lies beside the file.
+
 The vocab comes from --vocab, else from the encode run's manifest, else DATA_DIR/LANG/vocab.
 """
 from __future__ import annotations
@@ -23,10 +28,22 @@ import click
 from pipeline.core.errors import StageError
 from pipeline.core.manifest import MANIFEST
 from pipeline.core.registry import stage_dir
-from pipeline.encoding.hdf5_format import HDF5FormatError, check_file, is_packed
-from pipeline.encoding.stats import render, statistics
+from pipeline.encoding.context import segment_lengths
+from pipeline.encoding.hdf5_format import HDF5FormatError, check_file, packed_layout
+from pipeline.encoding.stats import render, render_segments, statistics
 from vocab.core.layout import VocabError
 from vocab.kinds import load_tokenizer
+
+
+def encode_manifest(file: Path) -> dict:
+    """The manifest of the encode run that wrote `file` (FOLDER/{lang}wiki/FILE), or {}."""
+    manifest = file.resolve().parent.parent / MANIFEST
+    if not manifest.is_file():
+        return {}
+    try:
+        return json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 def find_vocab(file: Path, vocab: Path | None, data_dir, lang: str):
@@ -36,11 +53,9 @@ def find_vocab(file: Path, vocab: Path | None, data_dir, lang: str):
     if vocab is not None:
         candidates.append(Path(vocab))
     else:
-        manifest = file.resolve().parent.parent / MANIFEST
-        if manifest.is_file():
-            recorded = json.loads(manifest.read_text(encoding="utf-8")).get("vocab")
-            if recorded:
-                candidates.append(Path(recorded))
+        recorded = encode_manifest(file).get("vocab")
+        if recorded:
+            candidates.append(Path(recorded))
         candidates.append(file.resolve().parent.parent.parent / "vocab")
         candidates.append(stage_dir(data_dir, lang, "vocab"))
     for c in candidates:
@@ -77,11 +92,21 @@ def inspect_file(file, vocab=None, show: int = 3, data_dir="data", lang: str = "
         n, L = f["input_ids"].shape
         P = f["masked_lm_positions"].shape[1]
         echo(f"{file}: {n:,} instances, max_seq {L}, max_pred {P}, vocab {getattr(spec, 'vocab_file', spec.folder)}")
-        packed = is_packed(file)
+        layout = packed_layout(file)
         for i in range(min(show, n)):
-            a, b = render(f["input_ids"][i], f["input_mask"][i], f["masked_lm_positions"][i],
-                          f["masked_lm_ids"][i], spec)
-            if packed:   # documents back to back, a [SEP] after each: no A/B pair
+            row = (f["input_ids"][i], f["input_mask"][i], f["masked_lm_positions"][i],
+                   f["masked_lm_ids"][i], spec)
+            if "doc_starts" in f:   # layout 2: one segment (one document's tokens) a line
+                segments = render_segments(*row, f["doc_starts"][i])
+                sizes = " + ".join(map(str, segment_lengths(f["doc_starts"][i:i + 1],
+                                                            f["input_mask"][i:i + 1])))
+                echo(f"\n#{i}  length {int(f['input_mask'][i].sum())}, packed row, "
+                     f"{len(segments)} segment{'s' if len(segments) != 1 else ''}: {sizes} tokens")
+                for text in segments:
+                    echo(f"  | {text}")
+                continue
+            a, b = render(*row)
+            if layout:   # documents back to back, a [SEP] after each: no A/B pair
                 echo(f"\n#{i}  length {int(f['input_mask'][i].sum())}, packed row")
                 echo(f"  {a} {b}".rstrip())
                 continue
@@ -103,6 +128,17 @@ def inspect_file(file, vocab=None, show: int = 3, data_dir="data", lang: str = "
     echo(f"  shorter than {L:<4}    {pct(st['shorter'], n)}  (under {L // 2}: {pct(st['half'], n)})")
     bad = st["bad_positions"]
     echo(f"  masked positions     {'all valid' if not bad else str(bad) + ' instances with invalid positions'}")
+    if "segments" in st:
+        echo(f"  segments             {st['segments']:,} ({st['segments'] / max(1, n):.2f} a row; "
+             f"packed layout {layout})")
+        echo("  tokens whose segment (own article in the row) has at least "
+             + ", ".join(f"{int(t):,}: {pct(c, st['length_sum'])}"
+                         for t, c in st["context_tokens"].items()))
+    articles = (encode_manifest(file).get("summary") or {}).get("article_tokens")
+    if articles:
+        order = sorted(articles, key=lambda k: (k == "max", len(k), k))   # p10 ... p90, max
+        echo("  article tokens       " + ", ".join(f"{k} {articles[k]:,}" for k in order)
+             + "  (deciles of the encode run)")
     return st
 
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import heapq
 import logging
 import math
@@ -52,7 +51,8 @@ from pipeline.core.registry import validate_lang
 from pipeline.core.report import progress
 from pipeline.core.runner import StageRun, Task
 from pipeline.core.sources import WIKIPEDIA, parse_weights, source_of
-from pipeline.text.documents import documents, read_utf8
+from pipeline.text.documents import copies_of, doc_hash, documents, is_test, read_utf8
+from pipeline.text.documents import doc_bytes as _doc_bytes
 
 log = logging.getLogger("pipeline")
 
@@ -65,30 +65,6 @@ MAX_TEST_SHARE = 0.1        # the floor never holds out more than this share of 
 # share; should they run out before the floor or the cap is reached (small corpora), the
 # files are scanned again with a larger share.
 CANDIDATE_SHARE = 2 * MAX_TEST_SHARE
-WEIGHT_SEED = 7919   # the weight's sampling hash differs from the held-out hash of the same seed
-
-
-def doc_hash(doc_bytes: bytes, seed: int) -> int:
-    """A 64-bit hash of a document's bytes under `seed` (independent of order and process)."""
-    key = seed.to_bytes(8, "little", signed=True)
-    return int.from_bytes(hashlib.blake2b(doc_bytes, key=key, digest_size=8).digest(), "little")
-
-
-def is_test(h: int, test_fraction: float) -> bool:
-    return h < test_fraction * 2.0 ** 64
-
-
-def _doc_bytes(doc: list[str]) -> bytes:
-    return "\n".join(doc).encode("utf-8")
-
-
-def copies_of(data: bytes, seed: int, weight: float) -> int:
-    """Training copies of a document of a source with `weight`: floor(weight), plus one more
-    when a seeded hash of its text falls below the fraction (0.5: about half the documents)."""
-    whole, frac = divmod(weight, 1.0)
-    return int(whole) + (frac > 0 and is_test(doc_hash(data, seed + WEIGHT_SEED), frac))
-
-
 def scan_file(path: Path, seed: int, test_fraction: float, candidate_fraction: float = 0.0,
               weights: dict | None = None) -> dict:
     """Pass 1 over one input file: each document's size, the held-out ones, the smallest hash,

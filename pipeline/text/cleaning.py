@@ -25,6 +25,7 @@ import html
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
 
 from .brackets import repair_brackets
 from .prose import non_prose_reason
@@ -172,15 +173,24 @@ def format_article(paragraphs: list[str], dropped: Counter | None = None) -> lis
 
 def clean_paragraphs(paragraphs: list[str], dropped: Counter | None = None) -> list[tuple[int, str]]:
     """format_article's paragraphs, each with its index in `paragraphs`."""
-    out = []
+    return list(iter_clean_paragraphs(paragraphs, dropped))
+
+
+def iter_clean_paragraphs(paragraphs: list[str], dropped: Counter | None = None) -> Iterator[tuple[int, str]]:
+    """clean_paragraphs one paragraph at a time (has_text stops at the first)."""
     for i, p in enumerate(paragraphs):
         if p.startswith("## "):
             continue
         nxt = paragraphs[i + 1].lstrip() if i + 1 < len(paragraphs) else ""
         cleaned = clean_paragraph(p, dropped, before_quote=nxt[:1] in QUOTE_OPENERS and nxt[:1] != "")
         if cleaned:
-            out.append((i, cleaned))
-    return out
+            yield i, cleaned
+
+
+def has_text(paragraphs: list[str]) -> bool:
+    """Whether format keeps the article (format_article gives a paragraph), cleaning only up to
+    the first paragraph that survives."""
+    return next(iter_clean_paragraphs(paragraphs), None) is not None
 
 
 def clean_fragment(text: str) -> str:

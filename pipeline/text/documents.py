@@ -5,9 +5,12 @@ Usage:
     text = read_utf8(path)                    # StageError naming the file and byte if not UTF-8
     for lines in documents(text): ...         # each document as its list of non-blank lines
     format_documents(docs)                    # "\n".join per doc, "\n\n" between, final "\n"
+    doc_hash(doc_bytes(doc), seed)            # shard's seeded hash of a document (held out?)
+    copies_of(doc_bytes(doc), seed, weight)   # its training copies under a source's --weight
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -47,3 +50,29 @@ def format_documents(docs: Iterable[list[str]]) -> str:
     """Documents as text: lines joined by "\\n", one blank line between documents, a final "\\n"."""
     text = "\n\n".join("\n".join(d) for d in docs if d)
     return text + "\n" if text else ""
+
+
+WEIGHT_SEED = 7919   # the weight's sampling hash differs from the held-out hash of the same seed
+
+
+def doc_bytes(doc: list[str]) -> bytes:
+    """A document's bytes as shard hashes and writes them: its lines joined by "\\n"."""
+    return "\n".join(doc).encode("utf-8")
+
+
+def doc_hash(data: bytes, seed: int) -> int:
+    """A 64-bit hash of a document's bytes under `seed` (independent of order and process)."""
+    key = seed.to_bytes(8, "little", signed=True)
+    return int.from_bytes(hashlib.blake2b(data, key=key, digest_size=8).digest(), "little")
+
+
+def is_test(h: int, test_fraction: float) -> bool:
+    """Whether hash `h` falls below the fraction (shard: held out; weights: sampled)."""
+    return h < test_fraction * 2.0 ** 64
+
+
+def copies_of(data: bytes, seed: int, weight: float) -> int:
+    """Training copies of a document of a source with `weight`: floor(weight), plus one more
+    when a seeded hash of its text falls below the fraction (0.5: about half the documents)."""
+    whole, frac = divmod(weight, 1.0)
+    return int(whole) + (frac > 0 and is_test(doc_hash(data, seed + WEIGHT_SEED), frac))

@@ -50,6 +50,18 @@ def tiny_bert_config(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def modern_config(tmp_path_factory) -> Path:
+    """A 3-layer, hidden-32 ModernBERT config (two local layers of 16-token windows, one global)
+    matching the tiny vocab, with positions for rows of up to 256."""
+    path = tmp_path_factory.mktemp("mcfg") / "modernbert_test.json"
+    path.write_text(json.dumps({
+        "vocab_size": VOCAB_SIZE, "hidden_size": 32, "num_hidden_layers": 3, "num_attention_heads": 2,
+        "intermediate_size": 48, "max_position_embeddings": 256, "global_attn_every_n_layers": 3,
+        "local_attention": 16}))
+    return path
+
+
 @pytest.fixture
 def one_thread():
     """Tiny models run fastest on one intra-op thread: their ops are too small to gain from

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from trainer.models.bert_network import BertConfig, BertForPreTraining
-from trainer.optim import Lamb, build_optimizer, build_scheduler, lr_factor
+from trainer.optim import Lamb, LrShape, build_optimizer, build_scheduler, linear_factor, lr_factor, wsd_factor
 
 
 def reference_lamb(params_groups, states, lr, betas, eps, step):
@@ -166,3 +166,46 @@ def test_bad_arguments_raise_clear_errors():
         build_scheduler(Lamb([p]), warmup_proportion=0.1, max_steps=0)
     with pytest.raises(ValueError, match="betas"):
         Lamb([p], betas=(1.0, 0.999))
+
+
+@pytest.mark.parametrize("kind", ["poly", "linear", "wsd"])
+def test_the_plannable_shape_is_the_schedule_bit_for_bit(kind):
+    """LrShape (what a re-plan moves) gives exactly the factors of the schedule functions, so
+    runs without a re-plan keep their losses."""
+    def want(s, warmup, steps):
+        if kind == "wsd":
+            return wsd_factor(s, warmup, steps, max(1.0, 0.2 * steps))
+        return (lr_factor if kind == "poly" else linear_factor)(s, warmup, steps)
+
+    for warmup, steps in ((0.0, 100), (2.84, 71), (10.0, 1000)):
+        shape = LrShape(kind, warmup, steps, decay_proportion=0.2)
+        assert all(shape(s) == want(s, warmup, steps) for s in range(steps + 3))
+
+
+@pytest.mark.parametrize("kind", ["poly", "linear", "wsd"])
+@pytest.mark.parametrize("at,end", [(5, 150), (50, 150), (50, 60), (90, 150), (90, 95), (3, 8)])
+def test_a_replan_keeps_the_lr_continuous_and_ends_at_zero_on_the_new_end(kind, at, end):
+    shape = LrShape(kind, 10.0, 100, decay_proportion=0.2)
+    before = shape(at)
+    shape.replan(at, end)
+    assert shape(at) == pytest.approx(before)
+    assert shape(end) == 0.0 and shape(end - 1) > 0.0
+    later = [shape(s) for s in range(max(at, 10), end + 1)]
+    assert all(x >= y - 1e-12 for x, y in zip(later, later[1:]))    # never rises after the warmup
+    if kind == "wsd" and at < 80 and end - max(1.0, 0.2 * end) >= max(at, 10):
+        assert shape(int(end - 0.2 * end) - 1) == 1.0                 # the decay moved with the end
+
+
+def test_a_replan_of_poly_that_keeps_the_end_keeps_the_curve():
+    shape = LrShape("poly", 10.0, 100)
+    shape.replan(40, 100)
+    assert all(shape(s) == pytest.approx(lr_factor(s, 10.0, 100)) for s in range(40, 101))
+
+
+def test_the_shape_round_trips_through_a_scheduler_state():
+    p = torch.nn.Parameter(torch.zeros(2))
+    sched = build_scheduler(Lamb([p], lr=2.0), warmup_proportion=0.1, max_steps=100, kind="wsd")
+    sched.lr_lambdas[0].replan(50, 70)
+    again = build_scheduler(Lamb([p], lr=2.0), warmup_proportion=0.1, max_steps=100, kind="wsd")
+    again.load_state_dict(sched.state_dict())
+    assert again.lr_lambdas[0].end == 70 and again.lr_lambdas[0](60) == sched.lr_lambdas[0](60)

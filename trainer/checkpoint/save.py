@@ -127,6 +127,23 @@ def save_checkpoint(output_dir, step: int, env, *, meta: dict, model_state_fn,
     return final
 
 
+def model_state(model, engine, precision: str, tmp_dir) -> dict:
+    """model.pt's tensors: every floating one in fp32 (under DeepSpeed in bf16/fp16, the fp32
+    master weights of the ZeRO files just written to `tmp_dir`), the rest as they are."""
+    import torch
+
+    if engine is not None and precision != "fp32":
+        try:  # the fp32 master weights, not the bf16 working copy
+            from deepspeed.utils.zero_to_fp32 import get_fp32_state_dict_from_zero_checkpoint
+            sd = get_fp32_state_dict_from_zero_checkpoint(str(tmp_dir), tag=DS_TAG)
+            return {k: sd.get(k, v).detach().float().cpu() if torch.is_floating_point(v) else v.cpu()
+                    for k, v in model.state_dict().items()}
+        except Exception as exc:  # noqa: BLE001  e.g. ZeRO stage 0: no partitioned fp32 files
+            log.warning("model.pt from the %s module weights (%s)", precision, exc)
+    return {k: (v.detach().float() if torch.is_floating_point(v) else v).cpu()
+            for k, v in model.state_dict().items()}
+
+
 def load_trainer_state(ckpt_dir, env) -> tuple[dict, dict | None]:
     """(trainer_state, this rank's RNG state or None when the rank did not exist then)."""
     ckpt_dir = Path(ckpt_dir)

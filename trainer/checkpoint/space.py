@@ -48,7 +48,7 @@ def tensor_bytes(obj, seen: set | None = None) -> int:
 
 
 def model_file_bytes(model) -> int:
-    """model.pt: every floating tensor in fp32 (Trainer._model_state), the rest as they are."""
+    """model.pt: every floating tensor in fp32 (save.py's model_state), the rest as they are."""
     total, seen = PER_FILE, set()
     for v in model.state_dict().values():
         if v.is_floating_point() and v.dtype != torch.float32:

@@ -7,13 +7,18 @@ from __future__ import annotations
 
 from trainer.config.errors import ConfigError
 from trainer.config.languages import parse_alpha_schedule, parse_input_dirs
+from trainer.config.phases import check_phase_settings, parse_phases
 
-REQUIRED = ("input_dir", "output_dir")
+REQUIRED = ("output_dir",)
 
 
 def validate(args) -> None:
     src = " (on the command line or as \"{}\" in --config_file)"
     _validate_languages(args)
+    _validate_phases(args)
+    if not args.input_dir and not args.phases:
+        raise ConfigError("--input_dir is required" + src.format("input_dir")
+                          + ", or --phases (a list of phases, each with its input_dir)")
     for key in REQUIRED:
         if not getattr(args, key):
             raise ConfigError(f"--{key} is required" + src.format(key))
@@ -55,6 +60,17 @@ def _validate_languages(args) -> None:
     if isinstance(args.input_dir, str) and "sampling_alpha" in getattr(args, "explicit", ()):
         raise ConfigError(f"--sampling_alpha applies to several languages (--input_dir LANG=DIR, "
                           f"once per language); --input_dir {args.input_dir} is one folder")
+
+
+def _validate_phases(args) -> None:
+    """--phases read (a file or a config file's list) and checked; it replaces --input_dir."""
+    args.phases = parse_phases(getattr(args, "phases", None))
+    if args.phases is None:
+        return
+    if args.input_dir:
+        raise ConfigError(f"--input_dir {args.input_dir} and --phases both name the training data: "
+                          "leave out --input_dir (each phase gives its own input_dir)")
+    check_phase_settings(args.phases, args.masking, args.deepspeed)
 
 
 DYNAMIC_ONLY = ("mlm_probability", "whole_word_masking", "mask_replace_prob", "random_replace_prob")

@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
 import re
 import sys
 from pathlib import Path
 
-from trainer.config.checks import ConfigError, validate
+from trainer.config.checks import validate
+from trainer.config.errors import ConfigError, read_json
 from trainer.config.languages import normalise_alpha
+from trainer.config.phases import parse_phases
 from trainer.models import describe, names
 
-PATH_KEYS = ("model_config", "deepspeed_config", "vocab_file", "init_from")
+PATH_KEYS = ("model_config", "deepspeed_config", "vocab_file", "init_from", "phases")
 # the old names of flags (and config-file keys), still taken: --bert_config is --model_config
 ALIASES = {"bert_config": "model_config"}
 
@@ -89,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "to (its share of the training samples) ** alpha (1: as the data, 0: uniform); a "
                    "schedule: 0.7,0.5,0.3 (equal parts of max_steps) or 0.7@0,0.5@0.4,0.3@0.8 "
                    "(from a share of max_steps on)")
+    g.add_argument("--phases", metavar="FILE",
+                   help="sequence-length phases in one run: a JSON list of phases, each with input_dir "
+                   "and share (of the steps or of --train_budget) and optionally seq_len, "
+                   "train_batch_size, mlm_probability, learning_rate, global_rope_theta / "
+                   "local_rope_theta (ModernBERT) or rope_theta; replaces --input_dir "
+                   "(docs/training.md: Phases)")
     g.add_argument("--output_dir", help="logs, configs and checkpoints go here")
     g = p.add_argument_group("objective and masking (docs/training.md: Masking)")
     g.add_argument("--masking", choices=("static", "dynamic"), default="static",
@@ -104,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--random_replace_prob", type=float, default=0.1,
                    help="share of the masked tokens replaced by a random piece; the rest stay "
                         "(with --masking dynamic)")
+    g.add_argument("--doc_attention", choices=("within", "across"), default=None,
+                   help="packed rows: attention within each document (the default where the files "
+                        "mark where documents start, `encode --pack`'s doc_starts) or across the "
+                        "whole row (the default for files without the marks, and rows of sentence "
+                        "pairs; docs/training.md: Long context)")
     g.add_argument("--no_nsp", action="store_true",
                    help="masked LM only (RoBERTa): no next-sentence loss, the NSP head stays as "
                         "initialised")
@@ -117,7 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--max_steps", type=int, default=1000, help="optimizer steps the schedule plans for")
     g.add_argument("--train_budget", default=None,
                    help="wall-clock budget, e.g. 30m, 2h, 1d: the first steps are timed and "
-                        "max_steps is fixed from it (kept in the checkpoint for resumes)")
+                        "max_steps is planned from it, and re-planned when the pace drifts (the "
+                        "plan and the time spent kept in the checkpoint for resumes)")
+    g.add_argument("--budget_replan", action=argparse.BooleanOptionalAction, default=True,
+                   help="with --train_budget: move the end (wsd: the decay's start) when the measured "
+                        "pace drifts, so that the run ends on time; --no-budget_replan keeps the "
+                        "first plan's steps")
     g.add_argument("--lr_schedule", choices=("poly", "linear", "wsd"), default="poly",
                    help="after the warmup: poly (NVIDIA's, degree 0.5), linear to 0, or wsd "
                         "(stable at the peak, then linear to 0 over the last --decay_proportion)")
@@ -168,13 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _read_config_file(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            cfg = json.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"--config_file {path} not found") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"--config_file {path} is not valid JSON: {exc}") from None
+    cfg = read_json(path, "--config_file")
     if not isinstance(cfg, dict):
         raise ConfigError(f"--config_file {path}: expected a JSON object of flag names")
     return cfg
@@ -198,6 +209,8 @@ def _check_types(parser, cfg: dict, source: str) -> dict:
                               "dashes (see --help)")
         if key == "input_dir":   # a folder, ["LANG=DIR", ...] or {"LANG": DIR}: checked by validate
             ok = isinstance(value, (str, list, dict))
+        elif key == "phases":    # the list, or a file that holds it: checked by validate
+            ok = isinstance(value, (str, list))
         elif key == "sampling_alpha":   # 0.3 or "0.7,0.5,0.3"
             value = normalise_alpha(value)
             ok = True
@@ -216,11 +229,13 @@ def _check_types(parser, cfg: dict, source: str) -> dict:
     return out
 
 
-def _resolve_relative(cfg: dict, base: Path) -> dict:
+def _resolve_relative(cfg: dict, base: Path, source: str) -> dict:
     for key in PATH_KEYS:
         value = cfg.get(key)
         if isinstance(value, str) and not os.path.isabs(value) and (base / value).exists():
             cfg[key] = str(base / value)
+    if isinstance(cfg.get("phases"), list):   # each phase's folder beside the file first
+        cfg["phases"] = parse_phases(cfg["phases"], source=source, base=base)
     return cfg
 
 
@@ -232,7 +247,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                 and getattr(first, a.dest) != a.default}
     if first.config_file:
         cfg = _check_types(parser, _read_config_file(first.config_file), first.config_file)
-        cfg = _resolve_relative(cfg, Path(first.config_file).resolve().parent)
+        cfg = _resolve_relative(cfg, Path(first.config_file).resolve().parent,
+                                f"--config_file {first.config_file}")
         parser.set_defaults(**cfg)
         explicit |= set(cfg)
     args = parser.parse_args(argv)

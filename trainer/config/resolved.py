@@ -15,7 +15,8 @@ unpadding, the model family's objective (a family without a next-sentence head t
 only: --no_nsp is implied; so does --init_from of weights without one), the vocabulary
 (--init_from's own unless --vocab_file is given), the evaluation batch size, the phase.
 Checks that need the data (packed rows with NSP, sequence length against the model, a vocab
-for dynamic masking) are made by trainer/build.py before the process group exists.
+for dynamic masking) are made by trainer/build.py before the process group exists; so is
+--doc_attention's default, which depends on the files (resolve_doc_attention, here).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 
 from trainer.config.errors import ConfigError
 from trainer.config.init_from import open_init_source
+from trainer.config.phases import check_phase_family
 from trainer.errors import TrainError
 from trainer.models import family_of_config, get_family
 from trainer.runtime.ds_settings import deepspeed_settings
@@ -40,7 +42,9 @@ class TrainConfig:
     init_from: str | None
     new_token_init: str                # a new vocabulary's new rows: "pieces" (mean) or "random"
     vocab_file: str | None             # resolved: --init_from's own tokenizer when not given
-    input_dir: str | dict               # one folder, or {language code: folder} sorted by code
+    input_dir: str | dict | None        # one folder, or {language code: folder} sorted by code;
+                                        # None with --phases (each phase has its own)
+    phases: tuple | None                # --phases: (trainer.config.phases.Phase, ...), shares normalised
     sampling_alpha: str                 # with several languages: the exponent or its schedule
     output_dir: str
     # -- objective and masking
@@ -50,6 +54,9 @@ class TrainConfig:
     mask_replace_prob: float
     random_replace_prob: float
     no_nsp: bool
+    doc_attention: str | None          # the flag, then resolved from the data by trainer/build.py
+                                       # (resolve_doc_attention): "within" / "across" documents of
+                                       # packed rows, None for rows of sentence pairs
     # -- optimisation
     train_batch_size: int              # per rank and micro-step (DeepSpeed's config may set it)
     gradient_accumulation_steps: int
@@ -57,6 +64,7 @@ class TrainConfig:
     warmup_proportion: float
     max_steps: int                     # the budget's measured count with --train_budget
     train_budget: str | None
+    budget_replan: bool                # with train_budget: re-plan when the pace drifts
     lr_schedule: str
     decay_proportion: float
     steps_this_run: int | None
@@ -101,6 +109,11 @@ class TrainConfig:
         return self.model_config
 
     @property
+    def unpadded_rows(self) -> bool:
+        """The encoder runs on the real tokens: --unpad, or attention within documents."""
+        return self.unpad or self.doc_attention == "within"
+
+    @property
     def phase(self) -> int:
         return 2 if self.phase2 else 1
 
@@ -143,12 +156,44 @@ FLAG_FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig)
                     if f.name not in ("explicit", "deepspeed_settings", "speed_note", "init_source"))
 
 
+def resolve_doc_attention(config: TrainConfig, family, packed: bool, marked: bool) -> tuple[TrainConfig, str | None]:
+    """(the config with --doc_attention resolved from the data, the one line that says so or
+    None): within documents where the packed files mark where they start (`marked`) and the
+    family can, else across; None for rows of sentence pairs. `within` asked for data without the
+    marks is one ConfigError."""
+    given = config.doc_attention
+    if given == "within" and not (packed and marked):
+        what = "packed rows that do not mark" if packed else "rows of sentence pairs, which do not mark"
+        raise ConfigError(f"--doc_attention within: --input_dir holds {what} where documents start "
+                          "(the doc_starts dataset): re-encode with `pipeline encode --pack`, or pass "
+                          "--doc_attention across")
+    if given == "within" and not family.unpads:
+        raise ConfigError(f"--doc_attention within: the {family.display_name} family has no "
+                          "attention within documents: pass --doc_attention across")
+    if not packed:
+        return config.replace(doc_attention=None), None
+    if given is None and marked and family.unpads:
+        return config.replace(doc_attention="within"), (
+            "doc_attention within: each document of a packed row attends only to itself (the files "
+            "mark where documents start; --doc_attention across attends across the whole row)")
+    if given is None:
+        why = (f"the {family.display_name} family has no attention within documents" if marked else
+               "the packed files do not mark where documents start: re-encode with "
+               "`pipeline encode --pack` for attention within each document")
+        return config.replace(doc_attention="across"), f"doc_attention across: {why}"
+    return config, (f"doc_attention {given} (asked): " + (
+        "each document of a packed row attends only to itself" if given == "within"
+        else "attention crosses from one document into the next in a packed row"))
+
+
 def resolve_config(args) -> TrainConfig:
     """The frozen TrainConfig of the parsed (and checked) flags `args`; see the module doc."""
     from trainer.runtime.distributed import resolve_device  # torch: trainer/config stays torch-free (--help)
 
     source = open_init_source(args.init_from) if args.init_from else None
     family = get_family(resolve_model_type(args, source))
+    if args.phases:   # θ the family cannot take
+        check_phase_family(args.phases, family)
     try:
         device = resolve_device(args.device)
     except ValueError as exc:  # e.g. --device cuda without a GPU

@@ -7,8 +7,11 @@ seamlessly (a micro-batch may straddle an epoch boundary), so the position is on
 samples consumed. With a `masker` (--masking dynamic, trainer/data/masking.py) the rows get new
 masks after they are loaded, keyed by (seed, epoch, global sample index): the same on any number
 of ranks. The masking runs in a thread of its own while the next piece is read (three pieces in
-memory). With `unpad` each batch also carries where its real tokens are, found on the host
-(trainer/data/unpadding.py), for training, evaluation and the budget's timing alike.
+memory). With `unpad` each batch also carries its layout, found on the host
+(trainer/data/unpadding.py), for training, evaluation and the budget's timing alike: where its
+real tokens are and, with `doc_attention="within"`, where each document of a packed row starts
+(the rows' doc_starts, read from the files, also in the batch). The loader's state records
+`doc_attention`, so a resume cannot change it.
 
     data = ShardedTrainData(find_shards(input_dir).train, batch_size=32, seed=42,
                             rank=0, world_size=1)
@@ -26,17 +29,20 @@ from pipeline.encoding.hdf5_format import DATASETS, masked_lm_labels
 from trainer.data.masking import DynamicMasker, MaskingError
 from trainer.data.order import EpochOrder, Piece
 from trainer.data.prefetch import PrefetchedBatches, Prefetcher
-from trainer.data.shards import DataError, ShardInfo, read_shard
+from trainer.data.shards import DOC_STARTS, DataError, ShardInfo, read_shard
 from common.os_errors import as_os_error
 from trainer.data.unpadding import host_unpadded
 
 STATE_VERSION = 1
 
 
-def to_batch(arrays: dict[str, np.ndarray], pin_memory: bool = False, unpad: bool = False):
-    """numpy rows of a shard -> the trainer's batch: a dict of int64 tensors, in page-locked
-    memory if `pin_memory` (CUDA only), so that `.to("cuda", non_blocking=True)` is a copy
-    the host does not wait for; with `unpad` also "unpadded", where the real tokens are."""
+def to_batch(arrays: dict[str, np.ndarray], pin_memory: bool = False, unpad: bool = False,
+             within: bool = False):
+    """numpy rows of a shard -> the trainer's batch: a dict of int64 tensors (with "doc_starts"
+    when the rows have it), in page-locked memory if `pin_memory` (CUDA only), so that
+    `.to("cuda", non_blocking=True)` is a copy the host does not wait for; with `unpad` also
+    "unpadded", the batch's layout (trainer/data/unpadding.py): where the real tokens are and,
+    `within` documents, a segment a document (else a row)."""
     import torch
 
     def t(a):
@@ -51,9 +57,21 @@ def to_batch(arrays: dict[str, np.ndarray], pin_memory: bool = False, unpad: boo
         "masked_lm_labels": t(masked_lm_labels(arrays["masked_lm_positions"], arrays["masked_lm_ids"])),
         "next_sentence_labels": t(arrays["next_sentence_labels"]),
     }
+    if DOC_STARTS in arrays:
+        batch[DOC_STARTS] = t(arrays[DOC_STARTS])
     if unpad:
-        batch["unpadded"] = host_unpadded(batch["input_mask"], pin_memory)
+        batch["unpadded"] = host_unpadded(batch["input_mask"], batch[DOC_STARTS] if within else None,
+                                          pin_memory)
     return batch
+
+
+def stack_rows(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Rows of several pieces as one: the contract's datasets, and doc_starts when every piece
+    has it (word_starts has served the masking by now)."""
+    if len(parts) == 1:
+        return parts[0]
+    keys = list(DATASETS) + ([DOC_STARTS] if all(DOC_STARTS in p for p in parts) else [])
+    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
 
 
 class ShardedTrainData(PrefetchedBatches):
@@ -65,7 +83,7 @@ class ShardedTrainData(PrefetchedBatches):
     def __init__(self, shards: Sequence[ShardInfo], batch_size: int, seed: int, rank: int,
                  world_size: int, vocab_size: int | None = None, pin_memory: bool = False,
                  unpad: bool = False, depth: int = 4, masker: DynamicMasker | None = None,
-                 order_key: int | None = None, index_base: int = 0):
+                 order_key: int | None = None, index_base: int = 0, doc_attention: str | None = None):
         if batch_size < 1:
             raise DataError(f"batch size must be >= 1, got {batch_size}")
         self.shards = list(shards)
@@ -75,6 +93,9 @@ class ShardedTrainData(PrefetchedBatches):
         self.pin_memory = pin_memory  # batches in page-locked memory (for a CUDA device)
         self.order = EpochOrder([s.num_samples for s in self.shards], seed, world_size, order_key)
         self.unpad = unpad
+        # "within": the batches' layout has a segment a document (the rows' doc_starts); "across"
+        # (packed rows) or None (sentence pairs): a row; saved with the position, for the resume
+        self.doc_attention = doc_attention
         self.depth = int(depth)
         self.masker = masker  # None: the static masks of the files (NVIDIA's recipe)
         # a sample's global index (its file's offset + its row; + index_base, the language's first
@@ -97,7 +118,7 @@ class ShardedTrainData(PrefetchedBatches):
                 "epoch": self.epoch, "samples_consumed": self.samples_consumed,
                 "samples_per_rank_per_epoch": self.order.per_rank,
                 "num_files": len(self.shards), "num_samples": self.order.total,
-                "masking": self.masking_settings()}
+                "masking": self.masking_settings(), "doc_attention": self.doc_attention}
 
     def masking_settings(self) -> dict:
         return self.masker.settings() if self.masker is not None else {"masking": "static"}
@@ -123,6 +144,7 @@ class ShardedTrainData(PrefetchedBatches):
             raise DataError(f"the masking changed since the checkpoint ({saved} then, "
                             f"{self.masking_settings()} now): resume with the same --masking, "
                             "--mlm_probability and --whole_word_masking, or start a new --output_dir")
+        check_doc_attention(state, self.doc_attention)
         consumed, per_rank = state["samples_consumed"], state["samples_per_rank_per_epoch"]
         if state["world_size"] != self.world_size:
             if consumed % per_rank:
@@ -153,8 +175,7 @@ class ShardedTrainData(PrefetchedBatches):
         info = self.shards[piece.file]
         rows = self.order.sample_order(piece.epoch, piece.file)[piece.start:piece.stop]
         try:
-            arrays = read_shard(info.path, rows,
-                                optional=self.masker is not None and self.masker.whole_word)
+            arrays = read_shard(info.path, rows, optional=self.optional_datasets())
         except OSError as exc:   # h5py names no file: run_pretraining's one line needs it
             raise as_os_error(exc, info.path) from None
         if self.vocab_size is not None and arrays["input_ids"].size:
@@ -164,6 +185,12 @@ class ShardedTrainData(PrefetchedBatches):
                                 f"{self.vocab_size}: use the --model_config whose vocab_size matches "
                                 "the vocab.txt the data was encoded with")
         return arrays
+
+    def optional_datasets(self) -> tuple[str, ...]:
+        """What the rows need beyond the contract's datasets: the words for whole-word masking,
+        where documents start for attention within them."""
+        return ((("word_starts",) if self.masker is not None and self.masker.whole_word else ())
+                + ((DOC_STARTS,) if self.doc_attention == "within" else ()))
 
     def _mask(self, piece: Piece, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """New masks for a loaded piece (in the prefetcher's second thread)."""
@@ -199,18 +226,18 @@ class ShardedTrainData(PrefetchedBatches):
                     parts.append({k: v[off:off + take] for k, v in cur.items()})
                     off += take
                     need -= take
-                rows = parts[0] if len(parts) == 1 else {
-                    k: np.concatenate([p[k] for p in parts]) for k in DATASETS}
-                yield to_batch(rows, self.pin_memory, self.unpad)
+                yield to_batch(stack_rows(parts), self.pin_memory, self.unpad,
+                               self.doc_attention == "within")
         finally:
             prefetch.close()
 
 
 
 def eval_batches(shards: Sequence[ShardInfo], batch_size: int, rank: int, world_size: int,
-                 max_samples: int | None = None, unpad: bool = False) -> Iterator[dict]:
+                 max_samples: int | None = None, unpad: bool = False,
+                 within: bool = False) -> Iterator[dict]:
     """This rank's share of the held-out samples (the first `max_samples`, in file order),
-    batched as the training loader does (`unpad`: with where the real tokens are)."""
+    batched as the training loader does (`unpad`: with the layout, `within` documents)."""
     budget = sum(s.num_samples for s in shards)
     if max_samples is not None:
         budget = min(budget, max_samples)
@@ -219,7 +246,22 @@ def eval_batches(shards: Sequence[ShardInfo], batch_size: int, rank: int, world_
     for info in shards:
         a, b = max(lo, base), min(hi, base + info.num_samples)
         if a < b:
-            arrays = read_shard(info.path, np.arange(a - base, b - base))
+            arrays = read_shard(info.path, np.arange(a - base, b - base),
+                                optional=(DOC_STARTS,) if within else False)
             for i in range(0, b - a, batch_size):
-                yield to_batch({k: v[i:i + batch_size] for k, v in arrays.items()}, unpad=unpad)
+                yield to_batch({k: v[i:i + batch_size] for k, v in arrays.items()}, unpad=unpad,
+                               within=within)
         base += info.num_samples
+
+
+def check_doc_attention(state: dict, now: str | None) -> None:
+    """Refuse a resume whose attention differs from the checkpoint's: `now` and the state's
+    "doc_attention" are "within", "across" or None (rows of sentence pairs). A checkpoint written
+    before the choice existed attended across documents."""
+    then = state.get("doc_attention", "across" if now == "within" else now)
+    if then != now:
+        def said(x):
+            return f"--doc_attention {x}" if x else "sentence pairs"
+        fix = f"--doc_attention {then}" if then else "the checkpoint's --input_dir"
+        raise DataError(f"the attention changed since the checkpoint ({said(then)} then, {said(now)} "
+                        f"now): resume with {fix}, or start a new --output_dir")

@@ -35,9 +35,11 @@ from typing import Iterator
 import numpy as np
 
 from pipeline.encoding.hdf5_format import DATASETS
-from trainer.data.loader import ShardedTrainData, to_batch
+from trainer.data.loader import ShardedTrainData, check_doc_attention, stack_rows, to_batch
 from trainer.data.prefetch import PrefetchedBatches
-from trainer.data.shards import DataError, Shards, find_shards
+from trainer.data.shards import DOC_STARTS, DataError, Shards, find_shards
+
+ROW_KEYS = (*DATASETS, DOC_STARTS)   # what a batch takes of a piece's rows
 
 CYCLE = 1 << 16
 STATE_VERSION = 1
@@ -176,10 +178,10 @@ class _Cursor:
                 _, self.cur = self.stream.next()
                 self.off = 0
             k = min(n, len(self.cur["input_ids"]) - self.off)
-            parts.append({key: self.cur[key][self.off:self.off + k] for key in DATASETS})
+            parts.append({key: self.cur[key][self.off:self.off + k] for key in ROW_KEYS if key in self.cur})
             self.off += k
             n -= k
-        return parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts]) for k in DATASETS}
+        return stack_rows(parts)
 
     def close(self) -> None:
         self.stream.close()
@@ -190,20 +192,21 @@ class MixedTrainData(PrefetchedBatches):
 
     def __init__(self, languages: list[Language], batch_size: int, seed: int, rank: int,
                  world_size: int, phases, vocab_size: int | None = None, pin_memory: bool = False,
-                 unpad: bool = False, depth: int = 4, masker=None):
+                 unpad: bool = False, depth: int = 4, masker=None, doc_attention: str | None = None):
         if batch_size < 1:
             raise DataError(f"batch size must be >= 1, got {batch_size}")
         self.languages = list(languages)
         self.batch_size, self.seed = int(batch_size), int(seed)
         self.rank, self.world_size = int(rank), int(world_size)
         self.pin_memory, self.unpad, self.depth, self.masker = pin_memory, unpad, int(depth), masker
+        self.doc_attention = doc_attention   # as ShardedTrainData's
         self.schedule = MixSchedule([lang.num_samples for lang in self.languages], phases)
         self.streams, base = [], 0
         for lang in self.languages:
             try:
                 self.streams.append(ShardedTrainData(
                     lang.shards.train, 1, seed, rank, world_size, vocab_size, masker=masker,
-                    order_key=_code_key(lang.code), index_base=base))
+                    order_key=_code_key(lang.code), index_base=base, doc_attention=doc_attention))
             except DataError as exc:
                 raise DataError(f"--input_dir {lang.code}={lang.input_dir}: {exc}") from None
             base += lang.num_samples
@@ -236,7 +239,7 @@ class MixedTrainData(PrefetchedBatches):
     def state_dict(self) -> dict:
         return {"version": STATE_VERSION, "seed": self.seed, "world_size": self.world_size,
                 "samples_consumed": self.samples_consumed, "masking": self.masking_settings(),
-                **self._identity()}
+                "doc_attention": self.doc_attention, **self._identity()}
 
     def load_state_dict(self, state: dict) -> None:
         """Resume at a saved position; refuse (one line) when the order cannot be kept."""
@@ -268,6 +271,7 @@ class MixedTrainData(PrefetchedBatches):
             raise DataError(f"the masking changed since the checkpoint ({state['masking']} then, "
                             f"{self.masking_settings()} now): resume with the same --masking, "
                             "--mlm_probability and --whole_word_masking, or start a new --output_dir")
+        check_doc_attention(state, self.doc_attention)
         if state["world_size"] != self.world_size and state["samples_consumed"]:
             raise DataError(f"the checkpoint was written by {state['world_size']} ranks and this run "
                             f"has {self.world_size}: with several languages the sample order is kept "
@@ -296,8 +300,8 @@ class MixedTrainData(PrefetchedBatches):
                 # rows grouped by language -> the positions' order
                 back = np.empty(n, dtype=np.int64)
                 back[np.argsort(langs, kind="stable")] = np.arange(n)
-                rows = {k: np.concatenate([p[k] for p in parts])[back] for k in DATASETS}
-                yield to_batch(rows, self.pin_memory, self.unpad)
+                rows = {k: v[back] for k, v in stack_rows(parts).items()}
+                yield to_batch(rows, self.pin_memory, self.unpad, self.doc_attention == "within")
                 t += n
         finally:
             for cursor in cursors.values():

@@ -3,10 +3,13 @@
 
     shards = find_shards(input_dir)        # Shards(train=[ShardInfo...], test=[...]); DataError
     shards.packed                          # rows of `encode --pack` (no sentence pairs)
+    shards.doc_starts                      # ... that mark where their documents start
     arrays = read_shard(path, rows)        # {dataset: numpy array}
+    read_shard(path, rows, optional=("doc_starts",))   # and those optional datasets the file has
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +18,7 @@ import numpy as np
 from pipeline.encoding.hdf5_format import DATASETS, OPTIONAL_DATASETS, HDF5FormatError, check_file, is_packed
 from common.os_errors import is_os_fault, os_error_message
 
+DOC_STARTS = "doc_starts"   # the optional dataset of packed rows: where each document starts
 # what to do about a file that breaks the HDF5 contract (pipeline/encoding/hdf5_format.py)
 _HINT = "make shards with `pipeline encode` (NVIDIA's HDF5 format, see docs/hdf5_format.md)"
 
@@ -29,6 +33,7 @@ class ShardInfo:
     num_samples: int
     seq_len: int
     max_pred: int
+    doc_starts: bool = False   # packed rows that mark where documents start (DOC_STARTS)
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,11 @@ class Shards:
         """Rows of `encode --pack`: no sentence pairs, next-sentence labels all 0."""
         return any(is_packed(s.path) for s in self.train)
 
+    @property
+    def doc_starts(self) -> bool:
+        """Every file (training and test) marks where its rows' documents start."""
+        return all(s.doc_starts for s in self.train + self.test)
+
 
 def inspect_shard(path: str | Path) -> ShardInfo:
     """Check one file against the HDF5 contract (names, ranks, integer dtypes, shapes)."""
@@ -59,7 +69,14 @@ def inspect_shard(path: str | Path) -> ShardInfo:
         if is_os_fault(exc.__context__):   # unreadable: a failing disk, no permission
             raise DataError(os_error_message(exc.__context__, path, where="--input_dir")) from None
         raise DataError(f"{exc}; {_HINT}") from None
-    return ShardInfo(path, shape.num_samples, shape.seq_len, shape.max_pred)
+    return ShardInfo(path, shape.num_samples, shape.seq_len, shape.max_pred, _has(path, DOC_STARTS))
+
+
+def _has(path: Path, dataset: str) -> bool:
+    import h5py
+
+    with h5py.File(path, "r") as fh:
+        return dataset in fh
 
 
 def find_shards(input_dir: str | Path, label: str | None = None) -> Shards:
@@ -85,14 +102,19 @@ def find_shards(input_dir: str | Path, label: str | None = None) -> Shards:
 
 
 def read_shard(path: Path, index: np.ndarray | None = None,
-               optional: bool = False) -> dict[str, np.ndarray]:
+               optional: bool | Iterable[str] = False) -> dict[str, np.ndarray]:
     """Whole datasets at once (each gzip chunk decompressed once), then `index` rows; with
-    `optional`, also the contract's optional datasets the file has (word_starts)."""
+    `optional` True, also the contract's optional datasets the file has (word_starts,
+    doc_starts); given names (e.g. ("doc_starts",)), those of them the file has."""
     import h5py
 
+    if isinstance(optional, bool):
+        wanted = list(OPTIONAL_DATASETS) if optional else []
+    else:
+        wanted = [k for k in OPTIONAL_DATASETS if k in set(optional)]
     out = {}
     with h5py.File(path, "r") as fh:
-        keys = list(DATASETS) + ([k for k in OPTIONAL_DATASETS if k in fh] if optional else [])
+        keys = list(DATASETS) + [k for k in wanted if k in fh]
         for key in keys:
             arr = fh[key][()]
             out[key] = arr if index is None else arr[index]

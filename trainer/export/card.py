@@ -2,7 +2,8 @@
 metadata (language, library, pipeline tag), what the model was trained on and for how long, its
 last losses, how to load it, and the attribution that Wikipedia's CC BY-SA text requires.
 
-A run on several languages (--input_dir LANG=DIR) lists them: each one's dump, tokens, share of
+A run of sequence-length phases (--phases) lists them (rows, steps, batch, masking, peak learning
+rate, RoPE θ, data). A run on several languages (--input_dir LANG=DIR) lists them: each one's dump, tokens, share of
 the training samples, sampling share at the start and the end of the --sampling_alpha schedule,
 and last evaluation. Everything comes from files the run and the pipeline left (hparams.json,
 train_log.jsonl, the encode and download manifests beside the HDF5 input); a fact that cannot
@@ -29,22 +30,61 @@ def _json(path: Path) -> dict:
         return {}
 
 
+def _records(run_dir: Path | None) -> list[dict]:
+    """train_log.jsonl's records (a torn line skipped)."""
+    path = run_dir / "train_log.jsonl" if run_dir else None
+    if path is None or not path.is_file():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
 def _last_records(run_dir: Path | None) -> tuple[dict, dict]:
     """The last training and the last eval record of train_log.jsonl."""
     train, ev = {}, {}
-    path = run_dir / "train_log.jsonl" if run_dir else None
-    if path is None or not path.is_file():
-        return train, ev
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
+    for rec in _records(run_dir):
         if "eval_loss" in rec:
             ev = rec
         elif "loss" in rec:
             train = rec
     return train, ev
+
+
+def phases_section(plan: list[dict], records: list[dict], last_step) -> str:
+    """A run of sequence-length phases (a section of the card): each phase's rows, steps (as
+    trained: train_log.jsonl's phase starts; as planned where it did not start), batch, masking,
+    peak learning rate, RoPE θ and data."""
+    started = {r["phase_start"]: r["step"] for r in records if "phase_start" in r}
+    rows = []
+    for p in plan:
+        n = p["phase"]
+        first = started.get(n)
+        if first is None:
+            steps = f"{p['first_step']:,}-{p['last_step']:,} planned, not reached"
+        else:
+            nxt = started.get(n + 1)
+            last = nxt - 1 if nxt is not None else last_step
+            steps = f"{first:,}-{last:,}" if isinstance(last, int) else f"{first:,}-"
+        theta = ", ".join(f"{k.replace('_rope_theta', '')} {p[k]:g}" for k in
+                          ("rope_theta", "global_rope_theta", "local_rope_theta") if p.get(k) is not None)
+        masks = f"{p['mlm_probability']:g}" if p.get("mlm_probability") is not None else "static"
+        rows.append(f"| {n} | {p['seq_len']:,} | {steps} | {p['train_batch_size']} | {masks} | "
+                    f"{p['learning_rate']:g} | {theta or '-'} | `{p['input_dir']}` |")
+    return ("""
+## Sequence-length phases
+
+Trained in phases of growing rows under one learning-rate schedule (warmup at the start, decay at
+the end), each phase on its own data with its own batch, masking rate, peak learning rate and
+RoPE θ.
+
+| phase | tokens a row | steps | batch a rank | masked | peak lr | RoPE θ | data |
+|---|---|---|---|---|---|---|---|
+""" + "\n".join(rows) + "\n")
 
 
 def corpus_facts(input_dir: str | None) -> dict:
@@ -109,10 +149,25 @@ share of the training samples) ** alpha, normalised (`--sampling_alpha {hp.get('
 """ + "\n".join(rows) + "\n")
 
 
+ATTENTION = {"within": "within each document of the packed rows (`--doc_attention within`: a row's "
+                       "documents do not see each other; positions count from each document's start)",
+             "across": "across the whole packed row, from one document into the next "
+                       "(`--doc_attention across`)"}
+
+
+def attention_row(hp: dict) -> str:
+    """The card's line on attention in packed rows ("" for rows of sentence pairs, or a run
+    from before the choice existed)."""
+    how = ATTENTION.get(hp.get("doc_attention"))
+    return f"\n| attention | {how} |" if how else ""
+
+
 def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, family) -> str:
     hp = _json(run_dir / "hparams.json") if run_dir else {}
     meta = _json(ckpt / "meta.json")
-    folders = hp.get("input_dir")
+    plan = hp.get("phase_plan") or []
+    # phases: one corpus encoded at several lengths (the first phase's folder says which)
+    folders = hp.get("input_dir") or (plan[0]["input_dir"] if plan else None)
     corpora = ({code: {**corpus_facts(d), "lang": code} for code, d in folders.items()}
                if isinstance(folders, dict) else {})
     corpus = corpus_facts(folders) if not corpora else {
@@ -121,6 +176,7 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
         "dump": "; ".join(f"{c}: {f['dump']} (date {f['dump_date']})" for c, f in corpora.items()),
         "dump_date": None}
     train, ev = _last_records(run_dir)
+    phases = phases_section(plan, _records(run_dir), meta.get("step")) if plan else ""
     lang = corpus["lang"]
     codes = list(corpora) or ([lang] if lang != "unknown" else [])
     case = ("lower-cased" if spec.lower_case else "cased") + (", accents stripped" if spec.strip_accents else "")
@@ -144,10 +200,17 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
     # the table rows below must stay one line each: their contents, built here
     corpus_row = (f"{_n(corpus['documents'])} documents, {_n(corpus['tokens'])} tokens, "
                   f"{_n(corpus['instances'])} training instances")
-    max_steps = meta.get("max_steps", hp.get("max_steps"))   # a resume may have moved it
-    training_row = (f"phase {phase}{init}: {_n(meta.get('step'))} steps of {_n(max_steps)}, "
-                    f"sequence length {hp.get('seq_len', 'unknown')}, global batch {_n(hp.get('global_batch_size'))}, "
-                    f"{hp.get('world_size', 'unknown')} ranks, {hp.get('precision', 'unknown')}")
+    seq_lens = " -> ".join(f"{p['seq_len']:,}" for p in plan)
+    lengths = (f"sequence lengths {seq_lens} in {len(plan)} phases" if plan
+               else f"sequence length {hp.get('seq_len', 'unknown')}")
+    head = f"phase {phase}{init}: " if not plan else (f"{init[2:]}: " if init else "")
+    batch = _n(hp.get("global_batch_size")) + (" in the first phase" if plan else "")
+    # the plan's end (a budget moves it), else the checkpoint's max_steps (a resume may have moved
+    # it: hparams.json keeps the first start's)
+    end = meta.get("end_step", meta.get("max_steps", hp.get("max_steps")))
+    training_row = (f"{head}{_n(meta.get('step'))} steps of {_n(end)}, "
+                    f"{lengths}, global batch {batch}, {hp.get('world_size', 'unknown')} ranks, "
+                    f"{hp.get('precision', 'unknown')}")
     return f"""---
 {lang_meta}library_name: transformers
 pipeline_tag: fill-mask
@@ -171,11 +234,11 @@ trained with wiki2bert on the {wikipedia}.
 | corpus | {corpus_row} |
 | vocab | {spec.size:,} {KINDS.get(spec.piece_model, spec.piece_model)} tokens, {case} |
 | training | {training_row} |
-| objective | {hp.get('objective', 'unknown')} |
+| objective | {hp.get('objective', 'unknown')} |{attention_row(hp)}
 | final training loss | {losses} |
 | last evaluation | {evals} |
 | exported | {time.strftime('%Y-%m-%d')} from `{ckpt.name}` |
-{languages_section(hp, ev, corpora) if corpora else ""}
+{languages_section(hp, ev, corpora) if corpora else ""}{phases}
 ## How to load it
 
 ```python

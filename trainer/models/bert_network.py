@@ -16,8 +16,10 @@ than on every token (the gather trick of NVIDIA's and MosaicBERT's code): at seq
 20 predictions that is ~6x fewer rows through the largest matmul and the softmax.
 Losses are computed in fp32 whatever the autocast dtype. Two options, off by default:
 `BertForPreTraining(config, unpad=True)` drops the padding tokens before the encoder and
-restores them after (trainer/models/varlen.py), and `model.bert.encoder.compile_layers()` runs each
-layer through torch.compile.
+restores them after (trainer/models/varlen.py): each row, or with the batch's `doc_starts` (or a
+layout of documents, `unpadded`) each document of a packed row, attends only to itself, its
+positions counted from its own [CLS]; and `model.bert.encoder.compile_layers()` runs each layer
+through torch.compile.
 """
 from __future__ import annotations
 
@@ -246,17 +248,18 @@ class BertModel(nn.Module):
         self.unpad = unpad
 
     def forward(self, input_ids, segment_ids, input_mask, unpadded: Unpadded | None = None,
-                pool: bool = True):
+                pool: bool = True, doc_starts: torch.Tensor | None = None):
         """(sequence output, pooled [CLS] or None without `pool`)."""
         if self.unpad:
-            # `unpadded`: computed on the host from the batch's mask (trainer/data/unpadding.py's
-            # host_unpadded), so that the GPU is not waited for; else found here (one sync)
-            info = unpadded if unpadded is not None else real_tokens(input_mask)
+            # `unpadded`: the batch's layout, found on the host by the loader (trainer/data/
+            # unpadding.py's host_unpadded), so that the GPU is not waited for; else found here
+            # (one sync), a segment a row or, given `doc_starts`, a segment a document
+            info = unpadded if unpadded is not None else real_tokens(input_mask, doc_starts)
             rows = info.indices
             x = self.embeddings(input_ids.reshape(-1)[rows], segment_ids.reshape(-1)[rows],
-                                rows % input_ids.shape[1])
+                                info.positions)
             if self.encoder.compiled:  # one graph for every number of real tokens
-                for t in (x, rows):
+                for t in (x, rows, info.positions):
                     torch._dynamo.maybe_mark_dynamic(t, 0)
             seq = pad_rows(self.encoder(x, info), info)
         else:
@@ -332,8 +335,9 @@ class BertForPreTraining(nn.Module):
 
     def forward(self, input_ids, segment_ids, input_mask, masked_lm_positions,
                 masked_lm_labels=None, next_sentence_labels=None,
-                unpadded: Unpadded | None = None) -> PretrainingOutput:
-        seq, pooled = self.bert(input_ids, segment_ids, input_mask, unpadded, pool=self.nsp)
+                unpadded: Unpadded | None = None, doc_starts=None) -> PretrainingOutput:
+        seq, pooled = self.bert(input_ids, segment_ids, input_mask, unpadded, pool=self.nsp,
+                                doc_starts=doc_starts)
         slot_logits = self.cls.predictions(masked_slots(seq, masked_lm_positions))
         labels, mlm_loss = masked_lm_loss(slot_logits, masked_lm_labels)
         loss, nsp_loss, nsp_logits = mlm_loss, None, None

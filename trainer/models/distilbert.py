@@ -10,8 +10,10 @@ this continues a DistilBERT's masked-LM training, or trains one of its shape fro
 The parameter names are transformers' own, so an export is its save_pretrained. Only the forward
 differs: the head (vocab_transform, activation, vocab_layer_norm) and the vocab-sized projector
 run on the hidden states at the masked slots only, the loss in fp32 (trainer/models/heads.py).
-Attention is transformers' SDPA path; no unpadding of its own, no next-sentence head, no token
-types (the segment ids are not used). Positions are 0..L-1, whatever the padding.
+Attention is transformers' SDPA path, or, built with `unpad` (packed rows attending within each
+document, or --unpad), the real tokens only through trainer/models/hf_varlen.py; no
+next-sentence head, no token types (the segment ids are not used). Positions are 0..L-1 (with
+`unpad`, from each segment's start), whatever the padding.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from transformers import DistilBertConfig, DistilBertForMaskedLM
 
 from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model, write_tokenizer_json
 from trainer.models.heads import masked_lm_loss, masked_slots
+from trainer.models.hf_varlen import VARLEN, encode_unpadded, unpadded_config
 from trainer.models.output import PretrainingOutput
 
 REQUIRED_KEYS = ("vocab_size", "dim", "n_layers", "n_heads", "hidden_dim", "max_position_embeddings")
@@ -35,8 +38,12 @@ class DistilBertForPreTraining(DistilBertForMaskedLM):
             layer.compile(**options)
 
     def forward(self, input_ids, input_mask, masked_lm_positions, masked_lm_labels=None,
-                segment_ids=None, next_sentence_labels=None, **_unused) -> PretrainingOutput:
-        seq = self.distilbert(input_ids=input_ids, attention_mask=input_mask.long()).last_hidden_state
+                segment_ids=None, next_sentence_labels=None, unpadded=None, doc_starts=None,
+                **_unused) -> PretrainingOutput:
+        if self.config._attn_implementation == VARLEN:   # built with unpad
+            seq = encode_unpadded(self.distilbert, input_ids, input_mask, unpadded, doc_starts)
+        else:
+            seq = self.distilbert(input_ids=input_ids, attention_mask=input_mask.long()).last_hidden_state
         hidden = self.activation(self.vocab_transform(masked_slots(seq, masked_lm_positions)))
         slot_logits = self.vocab_projector(self.vocab_layer_norm(hidden))
         labels, mlm_loss = masked_lm_loss(slot_logits, masked_lm_labels)
@@ -52,7 +59,7 @@ class DistilBertFamily(ModelFamily):
     display_name = "DistilBERT"
     example_config = "a transformers config.json of model_type distilbert"
     has_nsp = False
-    unpads = False   # transformers' DistilBERT has no unpadding of its own
+    unpads = True    # through trainer/models/hf_varlen.py
     base_prefix = "distilbert"
     vocab_rows = ("distilbert.embeddings.word_embeddings.weight", "vocab_projector.weight",
                   "vocab_projector.bias")
@@ -67,6 +74,8 @@ class DistilBertFamily(ModelFamily):
         return {"pad_token_id": spec.pad_id}
 
     def build(self, config, *, unpad: bool, nsp: bool):
+        if unpad:
+            return DistilBertForPreTraining(unpadded_config(config))
         config._attn_implementation = "sdpa"
         return DistilBertForPreTraining(config)
 

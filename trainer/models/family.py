@@ -54,6 +54,8 @@ class ModelFamily:
     named_in_objective: bool = True   # the objective line names the family (not for the default)
     base_prefix: str = ""        # the encoder's module in the parameter names ("bert")
     vocab_rows: tuple[str, ...] = ()  # parameters with one row per token (embeddings, decoder, bias)
+    rope_keys: tuple[str, ...] = ()   # the RoPE θ a phase may set (trainer/config/phases.py): ()
+                                      # without RoPE, ("rope_theta",) for a BERT-style RoPE family
 
     # -- config ---------------------------------------------------------------------------
     def read_config(self, d: dict, source: str):
@@ -95,6 +97,30 @@ class ModelFamily:
         """Weights of a model of `old_config` for `new_config`, whose special ids may differ
         (RoBERTa counts positions from its padding id); the token rows are vocab_transfer's."""
         return state
+
+    # -- sequence-length phases ----------------------------------------------------------------
+    def fit_positions(self, config, seq_len: int):
+        """(config, note): a config whose positions cover rows of `seq_len` tokens, and the log
+        line that says what changed (None: nothing). A learned position table must already cover
+        them: a ValueError says so (extending a trained table by copying its rows is not done
+        yet); a RoPE family without a table overrides this to raise max_position_embeddings."""
+        have = self.max_positions(config)
+        if seq_len <= have:
+            return config, None
+        raise ValueError(f"rows of {seq_len} tokens, but the {self.display_name} model's learned "
+                         f"position table covers {have}: set max_position_embeddings in the model "
+                         f"config (--model_config) to cover {seq_len} (extending a trained table by "
+                         "copying its rows is not implemented yet)")
+
+    def rope_thetas(self, config) -> dict[str, float]:
+        """The config's RoPE θ by `rope_keys`' names ({} without RoPE)."""
+        return {}
+
+    def set_rope_thetas(self, model, thetas: dict[str, float]) -> None:
+        """Set RoPE θ on a built model (its config and its rotary buffers), in place: what a
+        phase asks for (only `rope_keys`' names; the config checks stop others)."""
+        if thetas:
+            raise NotImplementedError(f"{self.display_name} has no RoPE θ to set")
 
     def export_class(self, architecture: str | None) -> str | None:
         """The transformers class a run started from weights of `architecture` (a folder's

@@ -11,8 +11,11 @@ attention every `global_attn_every_n_layers` layers and sliding-window attention
 `local_attention` tokens between, decoder tied to the embeddings), so the parameter names are
 ModernBertForMaskedLM's and an export is its save_pretrained. Only the forward differs: as for
 BERT, the head and the vocab-sized decoder run on the hidden states at the masked slots only
-(trainer/models/heads.py). Attention is transformers' SDPA path (on CPU too); there is no
-unpadding of its own and no next-sentence head (`nsp_logits` None).
+(trainer/models/heads.py). Attention is transformers' SDPA path (with its masks: padding and
+the local layers' windows) or, built with `unpad` (packed rows attending within each document,
+or --unpad), the real tokens only through trainer/models/hf_varlen.py: each document among
+itself, the local layers in their window, FlashAttention's varlen kernel on CUDA. There is no
+next-sentence head (`nsp_logits` None).
 
 transformers' AutoTokenizer ignores tokenizer_config.json's BertTokenizer for a `modernbert`
 config and wants tokenizer.json, so the export writes the fast BERT tokenizer's serialization
@@ -20,26 +23,34 @@ too (the same normalizer, word pieces and [CLS] ... [SEP] template).
 """
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 from transformers import ModernBertConfig, ModernBertForMaskedLM
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
 from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model, write_tokenizer_json
 from trainer.models.heads import masked_lm_loss, masked_slots
+from trainer.models.hf_varlen import VARLEN, encode_unpadded, unpadded_config
 from trainer.models.output import PretrainingOutput
 
 REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                  "intermediate_size", "max_position_embeddings")
 # Our vocabs' special ids (vocab/training/convert.py: Google's BERT layout); the export writes the vocab's.
+# the θ names a phase sets -> transformers 5's layer types of rope_parameters
+ROPE_LAYERS = {"global_rope_theta": "full_attention", "local_rope_theta": "sliding_attention"}
 TOKEN_IDS = {"pad_token_id": 0, "cls_token_id": 101, "sep_token_id": 102, "bos_token_id": 101,
              "eos_token_id": 102}
+# ModernBertModel takes its masks ready-made as this dict (and then builds none)
+NO_MASKS = {"full_attention": None, "sliding_attention": None}
 
 
 class ModernBertForPreTraining(ModernBertForMaskedLM):
-    """ModernBertForMaskedLM with the trainer's forward (see the module docstring)."""
+    """ModernBertForMaskedLM with the trainer's forward (see the module docstring); `unpad`: the
+    encoder runs on the real tokens only (trainer/models/hf_varlen.py)."""
 
-    def __init__(self, config: ModernBertConfig):
-        super().__init__(config)
+    def __init__(self, config: ModernBertConfig, unpad: bool = False):
+        super().__init__(unpadded_config(config) if unpad else config)
         self.nsp = False
 
     def compile_layers(self, **options) -> None:
@@ -48,8 +59,13 @@ class ModernBertForPreTraining(ModernBertForMaskedLM):
             layer.compile(**options)
 
     def forward(self, input_ids, input_mask, masked_lm_positions, masked_lm_labels=None,
-                segment_ids=None, next_sentence_labels=None, **_unused) -> PretrainingOutput:
-        seq = self.model(input_ids=input_ids, attention_mask=input_mask.long()).last_hidden_state
+                segment_ids=None, next_sentence_labels=None, unpadded=None, doc_starts=None,
+                **_unused) -> PretrainingOutput:
+        if self.config._attn_implementation == VARLEN:   # built with unpad; masks: none
+            seq = encode_unpadded(self.model, input_ids, input_mask, unpadded, doc_starts,
+                                  attention_mask=NO_MASKS)
+        else:
+            seq = self.model(input_ids=input_ids, attention_mask=input_mask.long()).last_hidden_state
         slot_logits = self.decoder(self.head(masked_slots(seq, masked_lm_positions)))
         labels, mlm_loss = masked_lm_loss(slot_logits, masked_lm_labels)
         return PretrainingOutput(loss=mlm_loss, mlm_loss=mlm_loss, nsp_loss=None,
@@ -64,23 +80,60 @@ class ModernBertFamily(ModelFamily):
     display_name = "ModernBERT"
     example_config = "trainer/configs/modernbert_base.json"
     has_nsp = False
-    unpads = False   # transformers' ModernBERT has no unpadding of its own
+    unpads = True    # through trainer/models/hf_varlen.py
     base_prefix = "model"
     vocab_rows = ("model.embeddings.tok_embeddings.weight", "decoder.weight", "decoder.bias")
+    rope_keys = ("global_rope_theta", "local_rope_theta")
 
     def read_config(self, d: dict, source: str) -> ModernBertConfig:
         config = read_hf_config(ModernBertConfig, d, source, REQUIRED_KEYS, "a ModernBERT config",
                                 self.example_config, defaults=TOKEN_IDS)
         config.architectures = ["ModernBertForMaskedLM"]
         config.sparse_prediction = False
+        self._old_theta_names(config)
         return config
+
+    def _old_theta_names(self, config) -> None:
+        """global_rope_theta / local_rope_theta (the names transformers before 5 reads) kept
+        beside rope_parameters, in every config the run writes."""
+        for key, theta in self.rope_thetas(config).items():
+            setattr(config, key, theta)
+
+    def fit_positions(self, config, seq_len: int):
+        """RoPE has no position table: max_position_embeddings is only what the config says, so
+        it is raised to the longest rows (one log line)."""
+        if seq_len <= config.max_position_embeddings:
+            return config, None
+        before, config = config.max_position_embeddings, copy.deepcopy(config)
+        config.max_position_embeddings = seq_len
+        return config, (f"ModernBERT's max_position_embeddings raised from {before} to {seq_len} for "
+                        f"rows of {seq_len} tokens (RoPE has no position table to extend)")
+
+    def rope_thetas(self, config) -> dict[str, float]:
+        return {key: float(config.rope_parameters[layer]["rope_theta"]) for key, layer in ROPE_LAYERS.items()}
+
+    def set_rope_thetas(self, model, thetas: dict[str, float]) -> None:
+        """transformers 5's rope_parameters per layer type and the old global_rope_theta /
+        local_rope_theta names (which an older transformers reads) set alike, then the rotary
+        buffers recomputed in place (they are not in the state dict: a resume sets them again)."""
+        config, rotary = model.config, model.model.rotary_emb
+        for key, theta in thetas.items():
+            config.rope_parameters[ROPE_LAYERS[key]]["rope_theta"] = float(theta)
+        self._old_theta_names(config)
+        for layer_type in rotary.layer_types:
+            init = (rotary.compute_default_rope_parameters if rotary.rope_type[layer_type] == "default"
+                    else ROPE_INIT_FUNCTIONS[rotary.rope_type[layer_type]])
+            inv_freq, scaling = init(config, None, layer_type=layer_type)
+            for name in (f"{layer_type}_inv_freq", f"{layer_type}_original_inv_freq"):
+                getattr(rotary, name).copy_(inv_freq)
+            setattr(rotary, f"{layer_type}_attention_scaling", scaling)
 
     def special_ids(self, spec) -> dict:
         return {"pad_token_id": spec.pad_id, "cls_token_id": spec.cls_id, "bos_token_id": spec.cls_id,
                 "sep_token_id": spec.sep_id, "eos_token_id": spec.sep_id}
 
     def build(self, config, *, unpad: bool, nsp: bool):
-        return ModernBertForPreTraining(config)
+        return ModernBertForPreTraining(config, unpad=unpad)
 
     def compile(self, model) -> None:
         model.compile_layers()

@@ -11,9 +11,10 @@ comes back as XLM-R.
 
 The parameter names are transformers' own, so an export is its save_pretrained. Only the forward
 differs: as for BERT, the head and the vocab-sized decoder run on the hidden states at the masked
-slots only, the loss in fp32 (trainer/models/heads.py). Attention is transformers' SDPA path;
-there is no unpadding of its own and no next-sentence head (the segment ids are not used: a
-RoBERTa has one token type).
+slots only, the loss in fp32 (trainer/models/heads.py). Attention is transformers' SDPA path,
+or, built with `unpad` (packed rows attending within each document, or --unpad), the real tokens
+only through trainer/models/hf_varlen.py (FlashAttention's varlen kernel on CUDA). There is no
+next-sentence head (the segment ids are not used: a RoBERTa has one token type).
 
 Positions count from the padding id, as fairseq's: the first real token is at position
 pad_token_id + 1 (so max_position_embeddings is 514 for 512 tokens with XLM-R's pad id 1).
@@ -32,6 +33,7 @@ from transformers import RobertaConfig, RobertaForMaskedLM, XLMRobertaConfig, XL
 
 from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model, write_tokenizer_json
 from trainer.models.heads import masked_lm_loss, masked_slots
+from trainer.models.hf_varlen import VARLEN, encode_unpadded, unpadded_config
 from trainer.models.output import PretrainingOutput
 
 REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
@@ -48,11 +50,16 @@ class _TrainerForward:
             layer.compile(**options)
 
     def forward(self, input_ids, input_mask, masked_lm_positions, masked_lm_labels=None,
-                segment_ids=None, next_sentence_labels=None, **_unused) -> PretrainingOutput:
-        mask = input_mask.long()
-        positions = torch.cumsum(mask, dim=1) * mask + self.config.pad_token_id
-        seq = self.roberta(input_ids=input_ids, attention_mask=mask,
-                           position_ids=positions).last_hidden_state
+                segment_ids=None, next_sentence_labels=None, unpadded=None, doc_starts=None,
+                **_unused) -> PretrainingOutput:
+        if self.config._attn_implementation == VARLEN:   # built with unpad
+            seq = encode_unpadded(self.roberta, input_ids, input_mask, unpadded, doc_starts,
+                                  position_offset=self.config.pad_token_id + 1)
+        else:
+            mask = input_mask.long()
+            positions = torch.cumsum(mask, dim=1) * mask + self.config.pad_token_id
+            seq = self.roberta(input_ids=input_ids, attention_mask=mask,
+                               position_ids=positions).last_hidden_state
         slot_logits = self.lm_head(masked_slots(seq, masked_lm_positions))
         labels, mlm_loss = masked_lm_loss(slot_logits, masked_lm_labels)
         return PretrainingOutput(loss=mlm_loss, mlm_loss=mlm_loss, nsp_loss=None,
@@ -72,7 +79,7 @@ class XLMRobertaForPreTraining(_TrainerForward, XLMRobertaForMaskedLM):
 
 class RobertaFamily(ModelFamily):
     has_nsp = False
-    unpads = False   # transformers' RoBERTa has no unpadding of its own
+    unpads = True    # through trainer/models/hf_varlen.py
     base_prefix = "roberta"
     vocab_rows = ("roberta.embeddings.word_embeddings.weight", "lm_head.bias",
                   "lm_head.decoder.weight", "lm_head.decoder.bias")
@@ -112,6 +119,8 @@ class RobertaFamily(ModelFamily):
         return {**state, POSITIONS: moved}
 
     def build(self, config, *, unpad: bool, nsp: bool):
+        if unpad:
+            return self.model_cls(unpadded_config(config))
         config._attn_implementation = "sdpa"
         return self.model_cls(config)
 

@@ -3,15 +3,19 @@
     seconds = parse_budget("2h")                             # 7200.0; BudgetError if unparseable
     step_s = time_steps(model, batches, accum, env)           # seconds per optimizer step
     max_steps = steps_for_budget(seconds, elapsed_s, step_s)
+    pacer, starts, end = plan_budget(config, phases, latest, started, model, env, forward)
 
 The trainer times a few optimizer steps' worth (3, or more until 1% of the budget, at most 50)
 of forward + backward on real training rows
 before the optimizer exists (the weights, gradients and RNG are left as they were, so the run
 is the run `--max_steps N` would be), takes the slowest rank's time so that every rank fixes the
 same `max_steps`, and plans the schedule for the steps that fit in what is left of the budget.
-`max_steps` then goes into hparams.json and every checkpoint, so a resume continues the same
-schedule whatever its speed. The optimizer step, the loader, logging and checkpoints are not in
-the timed work: STEP_OVERHEAD covers them (measured: see docs/training.md).
+With sequence-length phases each phase is timed on its own rows and batch, and the steps fill
+the phases' shares of the time. The plan then goes into hparams.json and every checkpoint; as
+the measured pace drifts, trainer/runtime/pacing.py re-plans it (every change recorded), so
+that the run ends on time. The optimizer step, the loader and logging are not in the timed
+work: STEP_OVERHEAD covers them (measured: see docs/training.md); evaluations and checkpoints
+are timed as they run.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ import torch
 
 from trainer.checkpoint.layout import read_meta
 from trainer.data.loader import eval_batches
+from trainer.runtime.pacing import CHECKS, Pacer, plan_steps, reduce_max
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 TIMED_STEPS = 3          # optimizer steps timed at least, after one untimed (warm-up) step
@@ -94,23 +99,50 @@ def _max_over_ranks(env, value: float) -> float:
     return float(t.cpu())
 
 
-def budget_max_steps(config, latest, started: float, model, train_shards, env, forward) -> int:
-    """max_steps for --train_budget: the checkpoint's when resuming (the same schedule as the
-    interrupted run), else from timed steps of `model` on the first rows of `train_shards`,
-    batched as training batches them (see the module doc)."""
+def eval_estimate(step_s: float, phase, config, world_size: int) -> float:
+    """Seconds of one evaluation on the phase's test shards before one is measured: a forward
+    is about a third of a timed step (forward + backward), per row."""
+    if not (config.eval_every and phase.shards.test):
+        return 0.0
+    rows = min(sum(s.num_samples for s in phase.shards.test), config.eval_max_samples)
+    per_step = phase.train_batch_size * config.gradient_accumulation_steps
+    return step_s / 3.0 * math.ceil(rows / world_size) / per_step
 
+
+def plan_budget(config, phases, latest, started: float, model, env, forward):
+    """(pacer, starts, end) of a --train_budget run: each phase's step timed on its own first
+    rows and batch size, the steps planned to fill the budget by the phases' shares of its time
+    (trainer/runtime/pacing.py), re-planned later as the pace drifts. Resuming (`latest`), the
+    plan and the clock come from the checkpoint (the loop loads them): nothing is timed."""
     log = logging.getLogger("trainer")
     budget = parse_budget(config.train_budget)
+    shares = [p.share for p in phases]
+    every = (config.eval_every, config.checkpoint_every)
     if latest is not None and isinstance(read_meta(latest).get("max_steps"), int):
         max_steps = read_meta(latest)["max_steps"]
-        log.info("--train_budget %s: max_steps %d from %s", config.train_budget, max_steps, latest.name)
-        return max_steps
-    bs, accum = config.train_batch_size, config.gradient_accumulation_steps
-    # the same rows on every rank: the timing needs no share of its own
-    pool = list(eval_batches(train_shards, bs, 0, 1, bs * accum * (TIMED_STEPS + 1), unpad=config.unpad))
-    step_s = time_steps(model, itertools.cycle(pool), accum, env, forward, budget)
-    # the ranks' clocks started apart: all take the smallest count, so their schedules agree
-    max_steps = int(-_max_over_ranks(env, -steps_for_budget(budget, time.monotonic() - started, step_s)))
-    log.info("--train_budget %s: %.3f s a step (timed), max_steps %d", config.train_budget, step_s,
-             max_steps)
-    return max_steps
+        log.info("--train_budget %s: the plan and the time spent from %s (max_steps %d then)",
+                 config.train_budget, latest.name, max_steps)
+        pacer = Pacer(budget, started, [1.0] * len(phases), [0.0] * len(phases), shares, every, 0.0,
+                      max(1, max_steps // CHECKS), END_RESERVE, replan=False)   # until loaded
+        return pacer, None, max_steps
+    accum, timed, evals = config.gradient_accumulation_steps, [], []
+    for phase in phases:
+        bs = phase.train_batch_size
+        # the same rows on every rank: the timing needs no share of its own
+        pool = list(eval_batches(phase.shards.train, bs, 0, 1, bs * accum * (TIMED_STEPS + 1),
+                                 unpad=config.unpadded_rows,
+                                 within=config.doc_attention == "within"))
+        step_s = time_steps(model, itertools.cycle(pool), accum, env, forward, budget * phase.share)
+        timed.append(step_s * STEP_OVERHEAD)
+        evals.append(eval_estimate(step_s, phase, config, env.world_size))
+    # the ranks' clocks started apart: the latest start's, so that every rank plans alike
+    elapsed = reduce_max(env, [time.monotonic() - started])[0]
+    pacer = Pacer(budget, started, timed, evals, shares, every, elapsed, 1, END_RESERVE,
+                  replan=config.budget_replan)
+    starts, end = plan_steps(0, 0, [0], elapsed, pacer.paces(None, 0), shares, elapsed, pacer.end_s())
+    pacer.check_every = max(1, end // CHECKS)
+    paces = ", ".join(f"{t:.3f}" for t in timed)
+    log.info("--train_budget %s: %s s a step (timed%s), max_steps %d%s", config.train_budget, paces,
+             ", by phase" if len(phases) > 1 else "", end,
+             f", phases from steps {', '.join(map(str, starts))}" if len(phases) > 1 else "")
+    return pacer, starts, end

@@ -76,3 +76,37 @@ def train_flops(config, lengths, num_masked: int) -> StepFlops:
                   + p.nsp_vectors * sequences)
     attention = 12 * layers * config.hidden_size * squares
     return StepFlops(dense=dense, vector=vector, attention=attention)
+
+
+def local_pairs(n, window: int):
+    """(query, key) pairs of a sequence of n tokens whose keys are at most `window` positions
+    away (|q - k| <= window): all n^2 for n <= window + 1, else n^2 less the pairs farther apart
+    than the window, (n - window - 1)(n - window). `n` may be an array."""
+    n = np.asarray(n, dtype=np.int64)
+    far = np.maximum(0, n - window - 1) * np.maximum(0, n - window)
+    return n * n - far
+
+
+def modernbert_train_flops(config, lengths, num_masked: int) -> StepFlops:
+    """FLOPs of one ModernBERT forward + backward (transformers' ModernBertConfig keys) over
+    segments of `lengths` tokens (the sequences attention runs over: a row, or a document of a
+    packed row with --doc_attention within) with `num_masked` masked positions. As for BERT
+    (module docstring): 6 x weights x rows, where a layer has Wqkv (3 H^2), Wo (H^2) and GeGLU's
+    Wi (2 H I) and Wo (I H), no biases; the head H^2 and the tied decoder H V at the masked
+    positions; its vectors are the LayerNorm weights (two a layer, one less in the first; the
+    final and the embeddings' norms; the head's) and the decoder's bias. Attention: 12 H per
+    (query, key) pair, all pairs of a segment in the global layers (every
+    `global_attn_every_n_layers`-th from the first), those within local_attention // 2 in the
+    others."""
+    n = np.asarray(lengths, dtype=np.int64).reshape(-1)
+    tokens, masked = int(n.sum()), int(num_masked)
+    H, inter, V = config.hidden_size, config.intermediate_size, config.vocab_size
+    layers, every = config.num_hidden_layers, config.global_attn_every_n_layers
+    n_global = len(range(0, layers, every))
+    pairs_global = int((n * n).sum())
+    pairs_local = int(local_pairs(n, config.local_attention // 2).sum())
+    dense = 6 * (layers * (4 * H * H + 3 * H * inter) * tokens + (H * H + H * V) * masked)
+    norms = 2 * layers - 1 + 2          # the layers' (none before the first attention), final, embeddings'
+    vector = 6 * (norms * H * tokens + (H + V) * masked)
+    attention = 12 * H * (n_global * pairs_global + (layers - n_global) * pairs_local)
+    return StepFlops(dense=dense, vector=vector, attention=attention)

@@ -10,7 +10,10 @@ BERT-base/large phase-1/phase-2 setting (BERT-large phase 1: 1,166 seq/s plain, 
 1,634 both), and 100 steps of each gave the plain run's losses (scripts/gpu_checks.py). Not
 measured, so not switched on: fp16 and fp32 on CUDA (fp32 has no flash kernel, so unpadding
 falls back to padded attention), DeepSpeed's engine around a compiled model, and the CPU, where
-compiling costs more than a short run gains.
+compiling costs more than a short run gains. transformers' families (ModernBERT, RoBERTa/XLM-R,
+DistilBERT) unpad through trainer/models/hf_varlen.py, on the same default: the flash varlen
+path ModernBERT's authors train on, not yet measured on a GPU here (issue 48). Attention within
+the documents of packed rows (--doc_attention within) unpads whatever this says.
 """
 from __future__ import annotations
 

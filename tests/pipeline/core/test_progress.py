@@ -13,16 +13,9 @@ import pytest
 
 from pipeline.core import report
 from pipeline.core.report import PlainProgress, duration, progress
+from tests.helpers.fake_clock import Clock
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-class Clock:
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
 
 
 @pytest.fixture

@@ -40,7 +40,7 @@ def test_folders_come_from_the_registry(tmp_path):
     assert {s.name: s.output for s in STAGES if s.output} == {
         "download": "download", "extract": "extracted", "format": "formatted", "ingest": "ingested",
         "dedup": "deduped", "split": "sentences",
-        "filter": "filtered", "shard": "sharded", "vocab": "vocab", "probe": "probe"}
+        "filter": "filtered", "shard": "sharded", "vocab": "vocab", "probe": "probe", "export": "export"}
     assert BY_NAME["encode"].output is None   # named after its options (hdf5_lower_case_...)
     with pytest.raises(StageError, match="not a Wikipedia language code"):
         stage_dir(tmp_path, "../x", "split")

@@ -8,7 +8,9 @@ import pytest
 
 from pipeline.encoding.hdf5_format import (
     DATASETS,
+    OPTIONAL_DATASETS,
     PACKED_ATTR,
+    PACKED_LAYOUT,
     PACKED_SUFFIX,
     FileShape,
     HDF5FormatError,
@@ -17,16 +19,18 @@ from pipeline.encoding.hdf5_format import (
     maskable_tokens,
     masked_lm_labels,
     output_folder_name,
+    packed_layout,
 )
 
 FOLDER = "hdf5_lower_case_0_seq_len_128_max_pred_20_masked_lm_prob_0.15_random_seed_12345_dupe_factor_5"
 
 
-def write(path, n=4, L=16, P=3, skip=(), attrs=None, **override):
+def write(path, n=4, L=16, P=3, skip=(), attrs=None, optional=(), **override):
     path.parent.mkdir(parents=True, exist_ok=True)
     with h5py.File(path, "w") as f:
         f.attrs.update(attrs or {})
-        for key, (dtype, width) in DATASETS.items():
+        keys = {**DATASETS, **{k: OPTIONAL_DATASETS[k] for k in optional}}
+        for key, (dtype, width) in keys.items():
             if key in skip:
                 continue
             shape = (n,) if width is None else (n, L if width == "L" else P)
@@ -97,6 +101,37 @@ def test_a_file_without_the_attribute_is_judged_by_its_folder(tmp_path):
     unreadable = old.with_name("not_hdf5.hdf5")
     unreadable.write_text("text")   # no attribute to read: the folder decides
     assert is_packed(unreadable)
+
+
+def test_packed_layout_2_needs_doc_starts_of_the_rows_shape(tmp_path):
+    assert PACKED_LAYOUT == 2
+    new = write(tmp_path / "new.hdf5", n=3, L=16, attrs={PACKED_ATTR: 2}, optional=("doc_starts",))
+    assert check_file(new) == FileShape(3, 16, 3) and packed_layout(new) == 2 and is_packed(new)
+    lacking = write(tmp_path / "lacking.hdf5", attrs={PACKED_ATTR: 2})
+    with pytest.raises(HDF5FormatError, match="packed layout 2 .* needs a doc_starts dataset") as err:
+        check_file(lacking)
+    assert str(lacking) in str(err.value) and "pipeline encode --pack" in str(err.value)
+    assert "\n" not in str(err.value)
+    for bad in (np.zeros((4, 15), np.int8), np.zeros((3, 16), np.int8)):   # not [N, L]
+        path = write(tmp_path / "bad.hdf5", attrs={PACKED_ATTR: 2}, optional=("doc_starts",), doc_starts=bad)
+        with pytest.raises(HDF5FormatError, match="inconsistent shapes"):
+            check_file(path)
+    path = write(tmp_path / "float.hdf5", attrs={PACKED_ATTR: 2}, optional=("doc_starts",),
+                 doc_starts=np.zeros((4, 16), np.float32))
+    with pytest.raises(HDF5FormatError, match="doc_starts is float32"):
+        check_file(path)
+
+
+def test_files_of_the_layout_before_keep_working(tmp_path):
+    """Layout 1 (attribute 1, or none in a `_packed` folder) and pairs pass without doc_starts."""
+    marked = write(tmp_path / "renamed" / "a_training_0.hdf5", attrs={PACKED_ATTR: 1})
+    older = write(tmp_path / f"{FOLDER}{PACKED_SUFFIX}" / "huwiki" / "huwiki_training_0.hdf5")
+    pairs = write(tmp_path / FOLDER / "huwiki" / "huwiki_training_0.hdf5")
+    flagged = write(tmp_path / "flag.hdf5", attrs={PACKED_ATTR: True})
+    for path, layout in ((marked, 1), (older, 1), (pairs, 0), (flagged, 1)):
+        assert check_file(path).num_samples == 4
+        assert packed_layout(path) == layout and is_packed(path) == bool(layout)
+    assert packed_layout(older.parent.parent) == 1 and packed_layout(tmp_path) == 0
 
 
 def test_maskable_tokens_of_a_full_row():

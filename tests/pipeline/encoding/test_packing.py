@@ -1,25 +1,23 @@
-"""encode --pack: every sentence of every document exactly once per pass, in order; full rows
-but a shard's last; the HDF5 contract's keys; `_packed` folder; inspect shows the real-token share."""
+"""Packed rows, layout 2 (pipeline/encoding/packing.py): every document once per pass in
+reading order as `[CLS] tokens [SEP]`, every row beginning with [CLS], doc_starts marking
+exactly the segments, a long article going on in continuation rows, padding only in the last
+row, rows that do not depend on the batch they are made in."""
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 
-import h5py
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from pipeline.cli import cli
-from pipeline.encoding.hdf5_format import PACKED_ATTR, check_file, is_packed
 from pipeline.encoding.instances import Corpus
 from pipeline.encoding.masking import Masker
 from pipeline.encoding.packing import pack_batch, plan_packed
-from pipeline.report.hdf5 import hdf5_section
-from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_shards, write_vocab
+from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_vocab
+from tests.helpers.packed_rows import documents_of_rows, unmask
 from vocab.core.fast_wordpiece import FastWordPiece
 from vocab.kinds import load_vocab
 
-L, P = 32, 12
+P = 12
 
 
 @pytest.fixture(scope="module")
@@ -29,100 +27,126 @@ def setup(tmp_path_factory):
     return spec, Corpus.from_text(text, FastWordPiece(spec))
 
 
-def unmask(arrays):
-    ids = arrays["input_ids"].copy()
-    pos, orig = arrays["masked_lm_positions"], arrays["masked_lm_ids"]
-    real = pos > 0
-    np.put_along_axis(ids, pos, np.where(real, orig, np.take_along_axis(ids, pos, 1)), axis=1)
-    return ids
+@dataclass
+class Docs:
+    """A corpus of given document lengths (ids from the vocab's real pieces), no files."""
+
+    tokens: np.ndarray
+    doc_token_bounds: np.ndarray
+    word_starts: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, lengths, spec, seed=0):
+        bounds = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+        real = np.array([i for i, t in enumerate(spec.tokens) if not spec.is_special(t)], np.int32)
+        ids = np.random.default_rng(seed).choice(real, size=int(bounds[-1])).astype(np.int32)
+        return cls(ids, bounds)
+
+    def documents(self):
+        b = self.doc_token_bounds
+        return [tuple(self.tokens[b[d]:b[d + 1]]) for d in range(len(b) - 1)]
+
+
+def all_rows(corpus, plan, masker, batch=50, seed=1):
+    rng = np.random.default_rng(seed)
+    parts = [pack_batch(corpus, plan, rows, masker, rng) for rows in plan.batches(batch)]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
 @pytest.mark.parametrize("whole_word", [False, True])
-def test_rows_hold_every_sentence_once_per_pass_in_order(setup, whole_word):
+@pytest.mark.parametrize("L", [16, 64])
+def test_every_document_once_per_pass_in_reading_order(setup, whole_word, L):
     spec, corpus = setup
     dupe = 2
     plan = plan_packed(corpus, max_seq=L, dupe_factor=dupe, seed=9)
-    masker = Masker(spec, L, P, 0.3, whole_word=whole_word)
-    rng = np.random.default_rng(1)
-    parts = [pack_batch(corpus, plan, rows, masker, rng) for rows in plan.batches(50)]
-    a = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    ids, mask = unmask(a), a["input_mask"].astype(bool)
-    assert (ids[:, 0] == spec.cls_id).all() and (a["segment_ids"] == 0).all()
-    assert (a["next_sentence_labels"] == 0).all()
-    assert mask[:-1].all() and mask[-1].sum() >= 2           # padding only in the last row
-    stream = ids[:, 1:][mask[:, 1:]]                          # rows one after the other
-    docs = np.split(stream, np.flatnonzero(stream == spec.sep_id) + 1)[:-1]
-    assert docs and all(d[-1] == spec.sep_id for d in docs)
-    sb, db = corpus.sent_bounds, corpus.doc_bounds
-    originals = {tuple(corpus.tokens[sb[db[d]]:sb[db[d + 1]]]) + (spec.sep_id,)
-                 for d in range(corpus.n_docs)}
+    a = all_rows(corpus, plan, Masker(spec, L, P, 0.3, whole_word=whole_word))
+    ids, mask = unmask(a), a["input_mask"]
+    assert len(ids) == len(plan) and ids.dtype == np.int32
+    assert (a["segment_ids"] == 0).all() and (a["next_sentence_labels"] == 0).all()
+    docs = documents_of_rows(ids, mask, a["doc_starts"], spec.cls_id, spec.sep_id)
+    b = corpus.doc_token_bounds
+    originals = [tuple(corpus.tokens[b[d]:b[d + 1]]) for d in range(corpus.n_docs)]
     assert len(docs) == dupe * corpus.n_docs
-    for p in range(dupe):   # each pass: every document once, with its sentences in order
-        got = [tuple(d) for d in docs[p * corpus.n_docs:(p + 1) * corpus.n_docs]]
-        assert set(got) == originals and len(set(got)) == corpus.n_docs
-    assert [tuple(d) for d in docs[:corpus.n_docs]] != [tuple(d) for d in docs[corpus.n_docs:]]
-    # static masks: ascending, on no special token, about 30% of a full row's tokens
+    for p in range(dupe):   # each pass: every document once, its tokens in order
+        got = docs[p * corpus.n_docs:(p + 1) * corpus.n_docs]
+        assert sorted(got) == sorted(originals)
+    assert docs[:corpus.n_docs] != docs[corpus.n_docs:]    # another order each pass
+    # full rows but the last; its padding is the pad id, unmarked
+    assert mask[:-1].all() and not mask[-1].all() or mask.all()
+    assert (ids[mask == 0] == spec.pad_id).all() and (a["doc_starts"][mask == 0] == 0).all()
+    # static masks: ascending, on no [CLS], [SEP] or padding
     pos = a["masked_lm_positions"]
-    n = (pos > 0).sum(1)
-    assert (n[:-1] == np.minimum(P, np.rint(0.3 * (L - 1 - (ids[:-1] == spec.sep_id).sum(1))))).all() \
-        or whole_word
-    assert not np.isin(a["masked_lm_ids"][pos > 0], [spec.cls_id, spec.sep_id, 0]).any()
+    assert not np.isin(a["masked_lm_ids"][pos > 0], [spec.cls_id, spec.sep_id, spec.pad_id]).any()
+    assert (np.take_along_axis(mask, pos, 1)[pos > 0] == 1).all()
+    if not whole_word:   # a full row's share of its maskable tokens
+        cand = (mask == 1) & ~np.isin(ids, [spec.cls_id, spec.sep_id])
+        n = (pos > 0).sum(1)
+        assert (n == np.minimum(P, np.maximum(1, np.rint(0.3 * cand.sum(1))))).all()
 
 
-def test_encode_pack_writes_a_packed_folder_and_inspect_shows_real_tokens(tmp_path):
-    docs = make_documents(80, seed=5)
-    root = tmp_path / "data"
-    write_shards(root / "xx" / "sharded", docs)
-    write_vocab(root / "xx" / "vocab", vocab_tokens(documents_text(docs)), lower_case=False)
-    (root / "xx" / "vocab" / "manifest.json").write_text(json.dumps({"stage": "vocab"}))
-    r = CliRunner().invoke(cli, ["--data-dir", str(root), "--lang", "xx", "encode", "--pack",
-                                 "--max-seq", "64", "--max-pred", "20", "--masked-lm-prob", "0.3",
-                                 "--dupe-factor", "1"], catch_exceptions=False)
-    assert r.exit_code == 0, r.output
-    folder = root / "xx" / ("hdf5_lower_case_0_seq_len_64_max_pred_20_masked_lm_prob_0.3"
-                            "_random_seed_12345_dupe_factor_1_packed")
-    files = sorted(folder.rglob("*.hdf5"))
-    assert files and is_packed(files[0]) and not is_packed(root)
-    copied = tmp_path / "renamed" / files[0].name   # the file itself says it is packed
-    copied.parent.mkdir()
-    copied.write_bytes(files[0].read_bytes())
-    assert is_packed(copied)
-    manifest = json.loads((folder / "manifest.json").read_text())
-    assert manifest["options"]["pack"] is True
-    assert manifest["summary"]["real_token_share"] >= 0.9
-    for f in files:
-        assert check_file(f).seq_len == 64
-        with h5py.File(f) as fh:
-            m = fh["input_mask"][:]
-            assert m[:-1].all() and fh["input_ids"].dtype == np.int32
-            assert dict(fh.attrs) == {PACKED_ATTR: 1}
-    r = CliRunner().invoke(cli, ["--data-dir", str(root), "--lang", "xx", "inspect", str(files[0]),
-                                 "--show", "1"], catch_exceptions=False)
-    assert r.exit_code == 0 and "real tokens" in r.output and "packed row" in r.output, r.output
-    page = hdf5_section([(folder, manifest)], "xx").html()   # the report says it too
-    assert "packed rows" in page and "a packed row" in page and "B is" not in page
-
-
-@pytest.mark.parametrize("whole_word", [False, True])
-def test_no_row_is_a_lone_separator_and_no_mask_falls_in_padding(setup, whole_word):
-    # a stream whose final [SEP] alone would start a row (found on viwiki): search the
-    # number of documents and the row length for one
+def test_a_long_article_goes_on_in_continuation_rows(setup):
     spec, _ = setup
-    docs = make_documents(40, seed=5)
-    for n_docs, max_seq in ((n, m) for n in range(5, 40) for m in range(16, 64)):
-        corpus = Corpus.from_text(documents_text(docs[:n_docs]), FastWordPiece(spec))
-        if len(plan_packed(corpus, 10 ** 9, 1, 9).source) % (max_seq - 1) == 1:
-            break
-    else:
-        pytest.fail("no corpus put the final separator alone in a row")
-    plan = plan_packed(corpus, max_seq=max_seq, dupe_factor=1, seed=9)
-    masker = Masker(spec, max_seq, P, 0.3, whole_word=whole_word)
-    last = pack_batch(corpus, plan, range(len(plan) - 1, len(plan)), masker,
-                      np.random.default_rng(1))
-    n_real = int(last["input_mask"].sum())
-    assert (last["input_ids"][0, 1:n_real] != spec.sep_id).any()
-    pos = last["masked_lm_positions"][0]
-    assert (pos[pos > 0] < n_real).all() and (pos > 0).any()
+    L = 16
+    corpus = Docs.of([5, 100, 7], spec)
+    plan = plan_packed(corpus, max_seq=L, dupe_factor=1, seed=1)
+    a = all_rows(corpus, plan, Masker(spec, L, 3, 0.15), batch=4)
+    ids = unmask(a)
+    docs = documents_of_rows(ids, a["input_mask"], a["doc_starts"], spec.cls_id, spec.sep_id)
+    assert sorted(docs) == sorted(corpus.documents())
+    long = corpus.documents()[1]
+    # the rows that hold nothing but the long article: an inserted [CLS] and its next 15 tokens
+    only = [i for i in range(len(ids)) if a["doc_starts"][i].sum() == 1 and a["input_mask"][i].all()
+            and spec.sep_id not in ids[i]]
+    assert len(only) >= 100 // (L - 1) - 2
+    text = tuple(long)     # each is the run of the article's tokens after the row before's
+    at = [next(j for j in range(len(text)) if text[j:j + L - 1] == tuple(ids[i, 1:])) for i in only]
+    assert at == list(range(at[0], at[0] + (L - 1) * len(at), L - 1))
+    assert only == list(range(only[0], only[0] + len(only)))   # consecutive rows
+
+
+@pytest.mark.parametrize("n, rows, final_sep", [(13, 2, True), (14, 2, False), (15, 3, True)])
+def test_the_final_separator_alone_in_a_row_is_dropped(setup, n, rows, final_sep):
+    spec, _ = setup
+    L = 8   # one document of n tokens: rows [C t1..t7], [C t8..t14], ...
+    corpus = Docs.of([n], spec)
+    plan = plan_packed(corpus, max_seq=L, dupe_factor=1, seed=1)
+    a = all_rows(corpus, plan, Masker(spec, L, 2, 0.15))
+    assert len(plan) == rows and plan.length == n + 1 + final_sep
+    ids = unmask(a)
+    assert (ids == spec.sep_id).any() == final_sep
+    assert documents_of_rows(ids, a["input_mask"], a["doc_starts"], spec.cls_id,
+                             spec.sep_id) == corpus.documents()
+    last = int(a["input_mask"][-1].sum())
+    assert last >= 2 and (a["masked_lm_positions"][-1] < last).all()
+
+
+def test_rows_do_not_depend_on_the_batch(setup):
+    spec, corpus = setup
+    L = 24
+    plan = plan_packed(corpus, max_seq=L, dupe_factor=3, seed=4)
+    masker = Masker(spec, L, P, 0.15)
+    whole = all_rows(corpus, plan, masker, batch=len(plan))
+    for batch in (1, 7):
+        part = all_rows(corpus, plan, masker, batch=batch)
+        for key in ("input_mask", "doc_starts", "segment_ids"):
+            assert (part[key] == whole[key]).all()
+        assert (unmask(part) == unmask(whole)).all()
+
+
+def test_a_document_boundary_at_a_row_boundary_needs_no_inserted_cls(setup):
+    spec, _ = setup
+    L = 8   # [C a1..a5 S] fills 7 slots, [C b1 ...] begins the next row's last slot ...
+    corpus = Docs.of([6, 5, 20, 1, 13, 3], spec, seed=2)
+    for seed in range(6):
+        plan = plan_packed(corpus, max_seq=L, dupe_factor=2, seed=seed)
+        a = all_rows(corpus, plan, Masker(spec, L, 2, 0.15), batch=3)
+        docs = documents_of_rows(unmask(a), a["input_mask"], a["doc_starts"], spec.cls_id, spec.sep_id)
+        assert sorted(docs[:6]) == sorted(corpus.documents()) == sorted(docs[6:])
+        # every row holds L stream tokens, or its inserted [CLS] and L - 1 of them
+        starts, cont = plan.row_starts(range(len(plan)))
+        step = np.diff(starts)
+        assert ((step == L) | (step == L - 1)).all()
+        assert (step[~cont[:-1]] == L).all() and (step[cont[:-1]] == L - 1).all()
 
 
 def test_a_row_without_candidates_gets_no_mask(setup):

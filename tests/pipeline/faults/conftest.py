@@ -56,6 +56,7 @@ STAGES = {   # every stage of the registry that writes (inspect and clean only r
     "encode": StageCell(("--max-seq", "128", "--max-pred", "20", "--dupe-factor", "1"), ENCODED,
                         output_is_parent=True),
     "probe": StageCell((), "probe"),
+    "export": StageCell(("--format", "parquet"), "export/parquet"),
     "report": StageCell((), "report.html"),
 }
 
@@ -134,5 +135,6 @@ def fiu_run() -> str:
 def run_faulted(action: str, nth: int, args: list[str], prefix: tuple[str, ...] = ()):
     """A child `pipeline` that meets `action` at its nth atomic rename (tests/helpers/kill_at_rename.py)."""
     cmd = [*prefix, sys.executable, "-c", FAULT_AT_NTH_RENAME, action, str(nth), *map(str, args)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # pyarrow's jemalloc thread can deadlock with fiu-run's malloc wrapper: the system allocator
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ARROW_DEFAULT_MEMORY_POOL": "system"}
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)

@@ -26,7 +26,7 @@ from tests.pipeline.faults.conftest import STAGES, leftovers, output_hashes, run
 FILL_AT = {"download": 0, "report": 0, "vocab": 1, "encode": 3}
 READ_ONLY_AT = {"download": 0, "report": 0, "vocab": 1, "encode": 3}
 EIO_AT = {"download": 0, "encode": 3, "filter": 3, "ingest": 3, "report": 0}
-KILL_AT = {"download": 1, "dedup": 4, "vocab": 2, "encode": 4, "report": 1}
+KILL_AT = {"download": 1, "dedup": 4, "vocab": 2, "encode": 4, "report": 1, "export": 3}
 pytestmark = pytest.mark.faults
 
 
@@ -93,7 +93,14 @@ def test_output_goes_read_only(clean_data, small_disk, stage):
     assert_rerun_is_clean(clean_data, stage, out_base)
 
 
-@pytest.mark.parametrize("stage", list(STAGES))
+# export is left out: under fiu-run's POSIX preload, `import pyarrow` hangs in about 1 of 10
+# processes (pyarrow's bundled mimalloc initialises inside dlopen and its mmap goes through
+# libfiu's wrapper, which blocks on libfiu's lock), so the cell cannot be run reliably; export's
+# reads go through the same OS-fault table (common/os_errors.py) as the other stages'.
+EIO_STAGES = [s for s in STAGES if s != "export"]
+
+
+@pytest.mark.parametrize("stage", EIO_STAGES)
 def test_unreadable_input(clean_data, fiu_run, tmp_path, stage):
     """Every read(2) fails with EIO from the fault on (libfiu): one line naming an input file."""
     out_base = tmp_path / "out"

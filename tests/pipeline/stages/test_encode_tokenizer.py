@@ -18,6 +18,7 @@ from pipeline.encoding.hdf5_format import TOKENIZER_ATTR, check_file, file_token
 from pipeline.stages.encode import encode
 from tests.helpers.encode_testdata import make_documents, write_shards
 from tests.helpers.hf_tokenizers import BUILDERS, bytelevel_bpe_tokenizer
+from tests.helpers.packed_rows import documents_of_rows
 from vocab.kinds import load_tokenizer
 
 transformers = pytest.importorskip("transformers")
@@ -146,13 +147,9 @@ def test_packed_rows_are_the_documents_in_autotokenizers_ids(data_dir, tokenizer
         with h5py.File(out / f"{shard.stem}.hdf5", "r") as f:
             check_masks(f, spec)
             assert is_packed(f.filename) and file_tokenizer_fingerprint(f.filename) == spec.fingerprint
-            ids, mask = restored(f), f["input_mask"][:]
-        assert (ids[:, 0] == spec.cls_id).all()
-        body = np.concatenate([r[1:int(m.sum())] for r, m in zip(ids, mask)])
-        cuts = np.flatnonzero(body == spec.sep_id)
-        pieces = np.split(body, cuts + 1)
-        got = sorted(tuple(p[:-1]) if len(p) and p[-1] == spec.sep_id else tuple(p) for p in pieces if len(p))
-        assert got == sorted(tuple(d) for d in documents)   # every document once, in the tokenizer's ids
+            ids, mask, starts = restored(f), f["input_mask"][:], f["doc_starts"][:]
+        got = documents_of_rows(ids, mask, starts, spec.cls_id, spec.sep_id)
+        assert sorted(got) == sorted(tuple(d) for d in documents)   # every document once, in its ids
 
 
 def test_xlmr_like_padding_is_its_pad_id(data_dir, tokenizers):

@@ -31,7 +31,7 @@ def _run(args):
     return res
 
 
-def _encode(tmp_path, lang, wwm=True, extra=()):
+def _encode(tmp_path, lang, wwm=True, extra=(), encode_extra=()):
     data = tmp_path / "data"
     shards = tmp_path / "shards"
     shards.mkdir(exist_ok=True)
@@ -40,7 +40,7 @@ def _encode(tmp_path, lang, wwm=True, extra=()):
           FIXTURES / f"{lang}.txt", "--vocab-size", "1200", *extra])
     _run(["--data-dir", data, "--lang", lang, "--workers", "1", "encode", "--input", shards,
           "--max-seq", "64", "--max-pred", "10", "--dupe-factor", "2",
-          *(["--whole-word-masking"] if wwm else [])])
+          *(["--whole-word-masking"] if wwm else []), *encode_extra])
     files = sorted((data / lang).glob("hdf5_*/*/*.hdf5"))
     assert len(files) == 1
     return data / lang, files[0]
@@ -65,6 +65,26 @@ def test_encode_zh_writes_word_starts_and_masks_whole_words(tmp_path):
     assert whole > 0
     manifest = json.loads(next(root.glob("hdf5_*/manifest.json")).read_text())
     assert manifest["options"]["word_segmenter"] == "jieba"
+
+
+def test_encode_zh_packed_rows_carry_word_starts_and_doc_starts(tmp_path):
+    _, path = _encode(tmp_path, "zh", encode_extra=("--pack",))
+    check_file(path)
+    with h5py.File(path) as f:
+        ws, ds, mask = f["word_starts"][:], f["doc_starts"][:], f["input_mask"][:]
+        ids, pos = f["input_ids"][:], f["masked_lm_positions"][:]
+        assert f.attrs["packed"] == 2
+    spec = load_vocab(next((tmp_path / "data" / "zh").glob("vocab/vocab.txt")))
+    assert (ds[:, 0] == 1).all() and (ws[ds == 1] == 1).all() and not ws[mask == 0].any()
+    after = np.zeros_like(ds, dtype=bool)
+    after[:, 1:] = ds[:, :-1] == 1
+    assert (ws[after & (mask == 1) & (ids != spec.sep_id)] == 1).all()   # a segment's first word
+    for r in range(len(ws)):       # whole words masked, never across a segment's [CLS]
+        for p in pos[r][pos[r] > 0]:
+            start = p
+            while ws[r, start] == 0:
+                start -= 1
+            assert start in pos[r] and ds[r, start] == 0, (r, p)
 
 
 def test_encode_ja_on_a_mecab_vocab_starts_words_at_mecab_words(tmp_path):

@@ -56,3 +56,34 @@ def test_missing_facts_are_unknown_not_guessed(tmp_path):
     card = model_card(None, ckpt, config, load_vocab(tmp_path / "vocab"), n_params=1, family=get_family("bert"))
     assert "language:" not in card and "BERT for `unknown`" in card
     assert "unknown (no train_log.jsonl)" in card and "https://www.wikipedia.org" in card
+
+
+def test_a_run_of_phases_lists_them_as_trained(tmp_path):
+    """Each phase's rows, steps as trained (train_log.jsonl's phase starts; a phase the run did not
+    reach: as planned), batch, masking, peak and θ; the corpus from the first phase's folder."""
+    hdf5 = tmp_path / "data" / "uk" / "hdf5_128"
+    (hdf5 / "ukwiki").mkdir(parents=True)
+    write(hdf5 / "manifest.json", {"summary": {"documents": 9, "tokens": 1000, "training_instances": 7}})
+    plan = [{"phase": i + 1, "input_dir": str(d), "seq_len": n, "train_batch_size": b, "learning_rate": lr,
+             "mlm_probability": 0.3, "global_rope_theta": g, "local_rope_theta": 1e4, "first_step": f,
+             "last_step": last}
+            for i, (d, n, b, lr, g, f, last) in enumerate([(hdf5, 128, 64, 8e-4, 1e4, 1, 60),
+                                                          ("d1024", 1024, 8, 8e-4, 1e4, 61, 90),
+                                                          ("d8192", 8192, 1, 5e-4, 1.6e5, 91, 100)])]
+    run, ckpt = tmp_path / "run", tmp_path / "run" / "checkpoints" / "ckpt_00000080"
+    write(run / "hparams.json", {"input_dir": None, "phase_plan": plan, "max_steps": 100, "phase": 1,
+                                 "global_batch_size": 128, "world_size": 2, "precision": "bf16"})
+    write(run / "train_log.jsonl", "".join(json.dumps(r) + "\n" for r in [
+        {"step": 1, "phase_start": 1, "seq_len": 128}, {"step": 58, "phase_start": 2, "seq_len": 1024},
+        {"step": 80, "loss": 3.0, "mlm_loss": 3.0}]))
+    write(ckpt / "meta.json", {"step": 80, "phase": 1, "end_step": 95})
+    write_vocab(tmp_path / "vocab", 200)
+    config = BertConfig(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64)
+    card = model_card(run, ckpt, config, load_vocab(tmp_path / "vocab"), n_params=1,
+                      family=get_family("modernbert"))
+    assert "| language | `uk` |" in card and "9 documents, 1,000 tokens" in card
+    assert "80 steps of 95, sequence lengths 128 -> 1,024 -> 8,192 in 3 phases" in card
+    assert "| 1 | 128 | 1-57 | 64 | 0.3 | 0.0008 | global 10000, local 10000 |" in card
+    assert "| 2 | 1,024 | 58-80 | 8 |" in card
+    assert "| 3 | 8,192 | 91-100 planned, not reached | 1 | 0.3 | 0.0005 | global 160000, local 10000 |" in card

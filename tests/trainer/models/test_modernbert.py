@@ -17,17 +17,6 @@ from trainer.run_pretraining import main
 pytestmark = pytest.mark.usefixtures("one_thread")
 transformers = pytest.importorskip("transformers")
 
-
-@pytest.fixture(scope="module")
-def modern_config(tmp_path_factory):
-    path = tmp_path_factory.mktemp("mcfg") / "modernbert_test.json"
-    path.write_text(json.dumps({
-        "vocab_size": 200, "hidden_size": 32, "num_hidden_layers": 3, "num_attention_heads": 2,
-        "intermediate_size": 48, "max_position_embeddings": 64, "global_attn_every_n_layers": 3,
-        "local_attention": 16}))
-    return path
-
-
 MODERN = dict(model_type="modernbert", no_nsp=True, masking="dynamic", mlm_probability=0.15,
               mask_replace_prob=1.0, random_replace_prob=0.0, lr_schedule="wsd")
 
@@ -112,3 +101,43 @@ def test_packed_data_with_nsp_is_one_line(tiny_shards, tiny_bert_config, tiny_vo
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("Error:") and "packed rows" in err[0] \
         and "--no_nsp" in err[0], err
+
+
+def test_a_phase_sets_rope_theta_as_a_model_built_with_it(modern_config):
+    """set_rope_thetas (what a phase asks) gives the rotary buffers and the config of a model built
+    with that θ, under transformers 5's rope_parameters and the older names alike."""
+    from trainer.models import get_family
+
+    family = get_family("modernbert")
+    config = family.read_config_file(modern_config)
+    assert family.rope_thetas(config) == {"global_rope_theta": 160000.0, "local_rope_theta": 10000.0}
+    model = family.build(config, unpad=False, nsp=False)
+    family.set_rope_thetas(model, {"global_rope_theta": 40000.0, "local_rope_theta": 5000.0})
+    other = family.read_config_file(modern_config)
+    other.rope_parameters["full_attention"]["rope_theta"] = 40000.0
+    other.rope_parameters["sliding_attention"]["rope_theta"] = 5000.0
+    built = family.build(other, unpad=False, nsp=False)
+    for name, buf in built.model.rotary_emb.named_buffers():
+        assert torch.equal(buf, dict(model.model.rotary_emb.named_buffers())[name]), name
+    saved = family.config_dict(model.config)
+    assert saved["global_rope_theta"] == 40000.0 and saved["local_rope_theta"] == 5000.0
+    again = family.read_config(saved, "meta.json")
+    assert family.rope_thetas(again) == {"global_rope_theta": 40000.0, "local_rope_theta": 5000.0}
+
+
+def test_positions_fit_the_longest_rows_by_family(modern_config, tiny_bert_config):
+    """RoPE has no table: ModernBERT's max_position_embeddings is raised (one note); a learned
+    table must already cover the rows (one line that says what to set)."""
+    from trainer.models import get_family
+
+    modern = get_family("modernbert")
+    config = modern.read_config_file(modern_config)
+    have = config.max_position_embeddings
+    raised, note = modern.fit_positions(config, 8 * have)
+    assert raised.max_position_embeddings == 8 * have and config.max_position_embeddings == have
+    assert f"raised from {have} to {8 * have}" in note and modern.fit_positions(config, have) == (config, None)
+    bert = get_family("bert")
+    config = bert.read_config_file(tiny_bert_config)
+    assert bert.fit_positions(config, 64) == (config, None)
+    with pytest.raises(ValueError, match="covers 64: set max_position_embeddings in the model config"):
+        bert.fit_positions(config, 128)

@@ -47,14 +47,14 @@ def test_varlen_attention_attends_within_each_sequence():
         start += n
 
 
-def test_the_flash_varlen_call_matches_the_kernels_signature():
+@pytest.mark.parametrize("window", [None, 2])
+def test_the_flash_varlen_call_matches_the_kernels_signature(window):
     """The CUDA kernel cannot run here; its meta version checks our arguments (order, types,
-    shapes) and that it has a backward. On CUDA, test_gpu.py compares its values."""
-    info = real_tokens(torch.tensor([[1, 1, 1, 0], [1, 1, 0, 0]]))
-    info = type(info)(info.indices.to("meta"), info.cu_seqlens.to("meta"), info.batch,
-                      info.max_seqlen, info.key_mask.to("meta"))
+    shapes, the window and scale keywords) and that it has a backward. On CUDA, test_cuda.py
+    compares its values."""
+    info = real_tokens(torch.tensor([[1, 1, 1, 0], [1, 1, 0, 0]])).to("meta")
     q = torch.randn(5, 2, 8, device="meta", dtype=torch.bfloat16, requires_grad=True)
-    out = flash_varlen_call(q, q, q, info, 0.1)
+    out = flash_varlen_call(q, q, q, info, 0.1, window=window, scale=0.5)
     assert out.shape == (5, 2, 8)
     out.sum().backward()
     assert q.grad.shape == q.shape

@@ -47,8 +47,10 @@ def test_schedules_warm_up_then_decay_to_zero_as_named():
 @pytest.mark.slow
 def test_a_killed_and_resumed_budget_run_gives_the_losses_of_its_max_steps(
         tiny_shards, tiny_bert_config, tiny_vocab, tmp_path):
+    """The first plan kept (--no-budget_replan): the losses of a run of its max_steps."""
     kw = dict(train_budget="2s", checkpoint_every=1000, log_every=1, lr_schedule="wsd",
-              warmup_proportion=0.1, max_steps=1)
+              warmup_proportion=0.1, max_steps=1, budget_replan=False)
+    import torch._dynamo  # noqa: F401  torch's first weight init imports it (2-7 s): not on the 2 s clock
     parts, straight = tmp_path / "parts", tmp_path / "straight"
     assert main(base_args(tiny_shards, tiny_bert_config, parts, vocab=tiny_vocab, steps_this_run=8,
                           **{**kw, "checkpoint_every": 4})) == 0
@@ -59,7 +61,7 @@ def test_a_killed_and_resumed_budget_run_gives_the_losses_of_its_max_steps(
     ckpt.rename(parts / "checkpoints" / ".tmp_ckpt_00000008")   # killed while saving step 8
     assert main(base_args(tiny_shards, tiny_bert_config, parts, vocab=tiny_vocab,
                           resume_from_checkpoint=True, **kw)) == 0
-    assert read_log(parts)[-1]["step"] == max_steps
+    assert read_log(parts)[-1]["step"] == max_steps and "budget_spent_s" in read_log(parts)[-1]
     assert main(base_args(tiny_shards, tiny_bert_config, straight, vocab=tiny_vocab,
                           **{**kw, "train_budget": None, "max_steps": max_steps})) == 0
     assert_same_run(straight, parts, max_steps)
@@ -85,6 +87,41 @@ def test_two_ranks_agree_on_the_budget_steps(tiny_shards, tiny_vocab, tmp_path):
                                    log_every=10, checkpoint_every=1000)]
     res = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert res.returncode == 0, res.stderr[-3000:]
-    max_steps = json.loads((out / "hparams.json").read_text())["max_steps"]
-    assert read_log(out)[-1]["step"] == max_steps > 1
-    assert res.stderr.count("--train_budget 8s:") == 1   # logged by rank 0 only
+    print(res.stderr)
+    end = json.loads((out / "checkpoints" / f"ckpt_{read_log(out)[-1]['step']:08d}" / "meta.json").read_text())
+    assert read_log(out)[-1]["step"] == end["end_step"] > 1   # the plan's end, re-planned or not
+    assert res.stderr.count("--train_budget 8s: ") == 2   # logged by rank 0 only: the plan, the end
+
+
+def slowed_run(shards, cfg, vocab, out, budget_s: int, replan: bool) -> dict:
+    """A budget run whose steps slow down after 3 s (tests/trainer/slowed_run_pretraining.py:
+    every batch then waits 20 ms more: two or three times slower); its budget record (the trainer's own clock)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.helpers.trainer_cli import ROOT, env
+
+    entry = Path(__file__).parents[1] / "slowed_run_pretraining.py"
+    argv = base_args(shards, cfg, out, vocab=vocab, train_budget=f"{budget_s}s", lr_schedule="wsd",
+                     log_every=50, checkpoint_every=100_000, eval_every=100_000, max_steps=1,
+                     budget_replan=replan)
+    res = subprocess.run([sys.executable, str(entry), *argv], capture_output=True, text=True, timeout=300,
+                         cwd=ROOT, env=env(SLOW_AFTER_S="3", SLOW_SLEEP_S="0.02"))
+    assert res.returncode == 0, res.stderr[-3000:]
+    record = read_log(out)[-1]
+    assert "budget_spent_s" in record, record
+    return {**record, "log": res.stderr}
+
+
+@pytest.mark.slow
+def test_a_run_whose_pace_drops_mid_run_ends_within_5_percent_of_its_budget(
+        tiny_shards, tiny_bert_config, tiny_vocab, tmp_path):
+    """The same slowed run with the first plan kept (today's --train_budget before it re-planned)
+    runs far over; re-planned, it ends within 5% of the budget, its final evaluation included."""
+    budget = 12
+    kept = slowed_run(tiny_shards, tiny_bert_config, tiny_vocab, tmp_path / "kept", budget, replan=False)
+    assert kept["budget_spent_s"] > 1.05 * budget and kept["budget_replans"] == 0, kept
+    replanned = slowed_run(tiny_shards, tiny_bert_config, tiny_vocab, tmp_path / "replanned", budget, replan=True)
+    assert abs(replanned["budget_spent_s"] - budget) <= 0.05 * budget, replanned["log"][-4000:]
+    assert replanned["budget_replans"] >= 1 and "re-planned at" in replanned["log"]

@@ -7,7 +7,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from trainer.models.bert_network import BertConfig, BertForPreTraining
-from trainer.runtime.flops import parameter_counts, train_flops
+from trainer.runtime.flops import local_pairs, modernbert_train_flops, parameter_counts, train_flops
 
 TINY = dict(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
             intermediate_size=64, max_position_embeddings=64)
@@ -95,3 +95,31 @@ def test_unpadding_removes_the_padding_work_from_the_dense_layers(unpad):
     else:                                           # padded: 48 token rows through the encoder
         padded = train_flops(config, [16, 16, 16], num_masked=9)
         assert dense == padded.dense > f.dense
+
+
+def test_local_pairs_counts_the_band():
+    for n in (1, 3, 5, 9, 40):
+        for w in (0, 2, 4, 64):
+            brute = sum(1 for q in range(n) for k in range(n) if abs(q - k) <= w)
+            assert int(local_pairs(n, w)) == brute
+
+
+def test_modernbert_flops_against_torch_counter():
+    """A tiny ModernBERT on full rows, its windows wider than the rows, attention in eager matrix
+    products (torch's counter credits every pair whatever the mask): dense + attention exactly."""
+    from trainer.models import get_family
+
+    family = get_family("modernbert")
+    config = family.read_config(dict(vocab_size=200, hidden_size=32, num_hidden_layers=3,
+                                     num_attention_heads=2, intermediate_size=48,
+                                     max_position_embeddings=64, local_attention=64,
+                                     global_attn_every_n_layers=3), "tiny")
+    torch.manual_seed(0)
+    b = batch([16, 16, 16])
+    f = modernbert_train_flops(config, b["input_mask"].sum(1), num_masked=9)
+    config._attn_implementation = "eager"   # attention as matrix products the counter sees
+    assert sum(counted(family.build(config, unpad=False, nsp=False), b).values()) == f.dense + f.attention
+    # within a window of 2 (local_attention 4) the local layers see only 5 keys a query
+    narrow = modernbert_train_flops(family.read_config({**config.to_dict(), "local_attention": 4}, "t"),
+                                    [16], 0)
+    assert narrow.attention == 12 * 32 * (16 * 16 + 2 * (16 * 5 - 2 * 3))

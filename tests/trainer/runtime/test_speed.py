@@ -51,12 +51,20 @@ def test_a_cpu_run_keeps_both_off_and_records_it(tiny_shards, tiny_bert_config, 
     assert len([r for r in read_log(out) if "loss" in r]) == 2
 
 
-def test_modernbert_never_says_unpadding_on():
-    """transformers' ModernBERT has no unpadding of its own: the speed line says so, even where
-    unpadding is the default for BERT (CUDA bf16) or asked for."""
-    from types import SimpleNamespace
+@pytest.mark.parametrize("name", ["modernbert", "roberta", "xlm-roberta", "distilbert"])
+def test_transformers_families_unpad_where_bert_does(name):
+    """transformers' networks unpad through trainer/models/hf_varlen.py: the default for CUDA
+    bf16, as BERT's."""
+    args = SimpleNamespace(torch_compile=None, unpad=None, deepspeed=False)
+    _, unpad, note = resolve_speed_options(args, "cuda", "bf16", get_family(name))
+    assert unpad is True and "unpadding on" in note, note
 
+
+def test_a_family_without_unpadding_never_says_unpadding_on():
+    """A family that cannot unpad: the speed line says so, even where unpadding is the default
+    (CUDA bf16) or asked for."""
+    toy = SimpleNamespace(unpads=False, display_name="Toy")
     for given in (None, True):
         args = SimpleNamespace(torch_compile=None, unpad=given, deepspeed=False)
-        _, unpad, note = resolve_speed_options(args, "cuda", "bf16", get_family("modernbert"))
-        assert unpad is False and "unpadding off (ModernBERT has none)" in note, note
+        _, unpad, note = resolve_speed_options(args, "cuda", "bf16", toy)
+        assert unpad is False and "unpadding off (Toy has none)" in note, note

@@ -1,0 +1,152 @@
+"""The dataset cards `pipeline export` writes: README.md with the YAML header that Hugging Face
+`datasets` reads (configs with data_files per split, license, language) and a body that says
+where the data came from, from the stages' manifests: the dump and its date, the filters, what
+share of the articles and text was kept.
+
+Usage:
+    articles_card("uk", summary, manifests, splits=["train", "test"])   # export --format parquet
+    tokens_card("uk", summary, encode_manifest, splits=["train"])       # export --format tokens
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+LICENSE = "cc-by-sa-4.0"
+_DATE = re.compile(r"wiki-(\d{8})-")
+
+
+def card(front: dict, body: str) -> str:
+    """README.md: the YAML header (block style; scalars as JSON, which YAML reads) and the body."""
+    return "---\n" + _yaml(front, 0) + "---\n\n" + body.rstrip() + "\n"
+
+
+def _front(lang: str, pretty_name: str, splits: list[str], categories: list[str]) -> dict:
+    return {"language": [lang], "license": LICENSE, "pretty_name": pretty_name,
+            "task_categories": categories,
+            "configs": [{"config_name": "default",
+                         "data_files": [{"split": s, "path": f"data/{s}-*.parquet"} for s in splits]}]}
+
+
+def dump_of(manifests: dict) -> tuple[str, str]:
+    """(the dump's file name, its date YYYY-MM-DD or 'unknown')."""
+    path = (manifests.get("extract") or {}).get("dump") or ""
+    name = Path(path).name if path else "unknown"
+    m = _DATE.search(name)
+    return name, f"{m.group(1)[:4]}-{m.group(1)[4:6]}-{m.group(1)[6:]}" if m else "unknown (not in its file name)"
+
+
+def _share(part: float, whole: float) -> str:
+    return f"{part / whole:.1%}" if whole else "n/a"
+
+
+def articles_card(lang: str, summary: dict, manifests: dict, splits: list[str]) -> str:
+    """The card of `export --format parquet`."""
+    dump, date = dump_of(manifests)
+    ex, fo, fi, sh = (manifests[s]["summary"] for s in ("extract", "format", "filter", "shard"))
+    dedup = (manifests.get("dedup") or {}).get("summary")
+    filter_opts = {k: v for k, v in (manifests["filter"].get("options") or {}).items() if k != "lang"}
+    reasons = ", ".join(f"{k} {v:,}" for k, v in (fi.get("rejections") or {}).items()) or "none"
+    articles = ex.get("documents", 0)
+    lines = [
+        f"# {lang}wiki, cleaned by wiki2bert",
+        "",
+        f"The articles of the {lang} Wikipedia as wiki2bert's pipeline cleaned, split and filtered them "
+        "for BERT pretraining: one article a row, the documents of the corpus as its shard stage "
+        "placed them (each once).",
+        "",
+        "| column | meaning |", "|---|---|",
+        "| id | the page id in the dump (own corpora: SOURCE:FILE:INDEX) |",
+        "| title | the article's title |", "| url | the article on its Wikipedia |",
+        f"| language | `{lang}` |", "| source | `wikipedia`, or the name of an ingested corpus |",
+        "| text | the cleaned article: paragraphs separated by a blank line |",
+        "| sentences | the article's sentences, as the pipeline split them (what the HDF5 encodes) |",
+        "| split | `training` or `test` (held out), as the shard stage assigned it |",
+        "",
+        "## Source and processing", "",
+        f"- Dump: `{dump}`, dated {date}. Text under CC BY-SA 4.0 (Wikipedia contributors).",
+        f"- Extracted: {articles:,} articles (namespace 0, no redirects; dropped: "
+        f"{json.dumps(ex.get('dropped', {}))}).",
+        f"- Formatted: {fo.get('documents', 0):,} articles with text left after cleaning "
+        f"({fo.get('dropped', {}).get('empty_articles', 0):,} empty).",
+    ]
+    if dedup:
+        lines.append(f"- Deduplicated: {dedup.get('kept', 0):,} of {dedup.get('documents', 0):,} documents kept.")
+    lines += [
+        f"- Filtered: {fi.get('kept', 0):,} of {fi.get('documents', 0):,} documents kept; rejected: {reasons}; "
+        f"{fi.get('repeated_lines', 0):,} repeated lines removed. Settings: `{json.dumps(filter_opts)}`.",
+        f"- Sharded: {sh.get('training_documents', 0):,} training and {sh.get('test_documents', 0):,} "
+        f"held-out documents (seed {(manifests['shard'].get('options') or {}).get('seed')}).",
+        f"- Here: {summary['documents']:,} articles ({summary['training_documents']:,} training, "
+        f"{summary['test_documents']:,} test), {summary['sentences']:,} sentences, "
+        f"{summary['text_bytes'] / 1e6:,.1f} MB of text.",
+        f"- Kept: {_share(summary['documents'], articles)} of the extracted articles; "
+        f"{_share(fi.get('output_bytes', 0), fo.get('output_bytes', 0))} of the formatted text bytes "
+        "passed the filter.",
+        "", "## Loading", "", "```python", "import datasets",
+        'ds = datasets.load_dataset("parquet", data_dir="THIS_FOLDER")           # or load_dataset("THIS_FOLDER")',
+        'stream = datasets.load_dataset("THIS_FOLDER", split="train", streaming=True)',
+        "```",
+    ]
+    return card(_front(lang, f"{lang}wiki cleaned by wiki2bert", splits, ["fill-mask", "text-generation"]),
+                "\n".join(lines))
+
+
+def tokens_card(lang: str, summary: dict, encode: dict, splits: list[str]) -> str:
+    """The card of `export --format tokens`."""
+    opts = encode.get("options") or {}
+    tok = encode.get("tokenizer") or {}
+    lines = [
+        f"# {lang}wiki token rows, from wiki2bert's packed encode",
+        "",
+        f"The rows of `{Path(summary['encode']).name}` (`pipeline encode --pack`), unmasked: the "
+        "static masks were undone, so a reader's collator masks them anew. Documents back to back, "
+        f"rows of {summary['seq_len']} tokens each beginning with the tokenizer's CLS token, only a "
+        "shard's last row shorter. The tokenizer is in `tokenizer/` "
+        "(`transformers.AutoTokenizer.from_pretrained`).",
+        "",
+        "| column | meaning |", "|---|---|",
+        "| input_ids | token ids (int32) |", "| attention_mask | 1 for every token (no padding is stored) |",
+        "| special_tokens_mask | 1 at the tokenizer's special tokens (CLS, SEP, ...): never masked |",
+        "| len | the row's tokens |",
+    ]
+    if summary.get("doc_starts"):
+        lines.append("| doc_starts | 1 where a document's segment starts (packed layout 2): for "
+                     "attention within documents |")
+    lines += [
+        "",
+        f"- Rows: {summary['training_rows']:,} training, {summary['test_rows']:,} test; "
+        f"{summary['tokens']:,} tokens.",
+        f"- Dupe factor {opts.get('dupe_factor')}: each document is in the rows that many times "
+        "(in another order each time); encode with `--dupe-factor 1` for one copy.",
+        f"- Tokenizer: {tok.get('kind', 'wordpiece')}, {tok.get('size', '?')} tokens, fingerprint "
+        f"`{str(tok.get('fingerprint', ''))[:16]}`.",
+        "- Text under CC BY-SA 4.0 (Wikipedia contributors).",
+        "", "## Training with transformers", "", "```python",
+        "import datasets, transformers",
+        'tok = transformers.AutoTokenizer.from_pretrained("THIS_FOLDER/tokenizer")',
+        'ds = datasets.load_dataset("parquet", data_dir="THIS_FOLDER")',
+        "collator = transformers.DataCollatorForLanguageModeling(tok, mlm_probability=0.3)",
+        'trainer = transformers.Trainer(model=model, args=args, train_dataset=ds["train"], data_collator=collator)',
+        "```",
+    ]
+    return card(_front(lang, f"{lang}wiki token rows (wiki2bert)", splits, ["fill-mask"]), "\n".join(lines))
+
+
+def _yaml(value, indent: int) -> str:
+    pad = " " * indent
+    out = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, dict | list) and v:
+                out.append(f"{pad}{k}:\n{_yaml(v, indent + 2)}")
+            else:
+                out.append(f"{pad}{k}: {json.dumps(v, ensure_ascii=False)}\n")
+    else:
+        for item in value:
+            if isinstance(item, dict) and item:
+                out.append(f"{pad}- {_yaml(item, indent + 2)[indent + 2:]}")
+            else:
+                out.append(f"{pad}- {json.dumps(item, ensure_ascii=False)}\n")
+    return "".join(out)

@@ -1,0 +1,81 @@
+"""The plan of a run's steps (trainer/plan.py): the phases' first steps from their shares, the
+phase of every step, one schedule over the phases with each phase's peak, a re-plan that changes
+only the future, and the plan in a checkpoint (refused when the phases changed)."""
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from trainer.errors import TrainError
+from trainer.optim import LrShape
+from trainer.plan import RunPhase, RunPlan, share_starts
+
+
+def config(**kw):
+    opts = dict(max_steps=100, lr_schedule="wsd", warmup_proportion=0.1, decay_proportion=0.2,
+                learning_rate=1e-3, phases=())
+    return types.SimpleNamespace(**{**opts, **kw})
+
+
+def phases(*spec):
+    return [RunPhase(i, f"d{seq}", share, seq, seq // 8, 8, 0.3, lr, {"global_rope_theta": 1e4})
+            for i, (share, seq, lr) in enumerate(spec)]
+
+
+def test_each_phase_starts_at_its_share_of_the_steps():
+    assert share_starts([0.9, 0.1], 100) == [0, 90]
+    assert share_starts([1 / 3] * 3, 10) == [0, 3, 6]
+    assert share_starts([0.7, 0.2, 0.1], 7) == [0, 4, 6]
+    with pytest.raises(TrainError, match="leaves a phase without a step"):
+        share_starts([0.98, 0.01, 0.01], 10)
+
+
+def test_the_phase_of_every_step_and_its_end():
+    plan = RunPlan(phases((0.6, 128, 1e-3), (0.3, 1024, 1e-3), (0.1, 8192, 5e-4)), config())
+    assert plan.starts == [0, 60, 90] and plan.end == 100
+    assert [plan.phase_at(s) for s in (0, 59, 60, 89, 90, 99)] == [0, 0, 1, 1, 2, 2]
+    assert [plan.phase_end(k) for k in range(3)] == [60, 90, 100]
+    assert [s for s in range(101) if plan.is_phase_end(s)] == [60, 90, 100]
+
+
+def test_one_schedule_over_the_phases_each_at_its_own_peak():
+    plan = RunPlan(phases((0.6, 128, 1e-3), (0.3, 1024, 1e-3), (0.1, 8192, 5e-4)), config())
+    shape = LrShape("wsd", 10.0, 100, 0.2)
+    assert [plan.lr_factor(s) for s in range(90)] == [shape(s) for s in range(90)]
+    assert [plan.lr_factor(s) for s in range(90, 101)] == [0.5 * shape(s) for s in range(90, 101)]
+    assert plan.lr_factor(5) == 0.5 and plan.lr_factor(50) == 1.0 and plan.lr_factor(100) == 0.0
+
+
+def test_a_replan_moves_the_future_only_and_is_recorded():
+    plan = RunPlan(phases((0.6, 128, 1e-3), (0.4, 1024, 1e-3)), config(phases=("x",)))
+    before = [plan.lr_factor(s) for s in range(31)]
+    line = plan.replan(30, [0, 45], 75, {"elapsed_s": 10.0, "budget_s": 60.0, "pace_s": 0.2,
+                                          "timed_pace_s": 0.1, "forecast_s": 90.0})
+    assert "max_steps 100 -> 75" in line and "phases from steps 0, 45" in line
+    assert [plan.lr_factor(s) for s in range(31)] == before and plan.phase_at(45) == 1
+    assert plan.lr_factor(59) == 1.0 and plan.lr_factor(61) < 1.0 and plan.lr_factor(75) == 0.0
+    assert plan.replans == [{"step": 30, "end": 75, "starts": [0, 45], "elapsed_s": 10.0,
+                             "budget_s": 60.0, "pace_s": 0.2, "timed_pace_s": 0.1, "forecast_s": 90.0}]
+
+
+def test_the_plan_round_trips_and_other_phases_are_refused():
+    spec = ((0.6, 128, 1e-3), (0.4, 1024, 1e-3))
+    plan = RunPlan(phases(*spec), config(phases=("x",)))
+    plan.replan(30, [0, 45], 75, {"elapsed_s": 1.0, "budget_s": 2.0, "pace_s": 0.1,
+                                  "timed_pace_s": 0.1, "forecast_s": 3.0})
+    again = RunPlan(phases(*spec), config(phases=("x",)))
+    again.load_state_dict(plan.state_dict())
+    assert again.starts == [0, 45] and again.end == 75 and again.replans == plan.replans
+    assert [again.lr_factor(s) for s in range(80)] == [plan.lr_factor(s) for s in range(80)]
+    other = RunPlan(phases((0.5, 128, 1e-3), (0.5, 1024, 1e-3)), config(phases=("x",)))
+    with pytest.raises(TrainError, match="the phases changed since the checkpoint"):
+        other.load_state_dict(plan.state_dict())
+
+
+def test_the_phase_start_says_its_settings():
+    plan = RunPlan(phases((0.6, 128, 1e-3), (0.4, 1024, 5e-4)), config(phases=("x",)))
+    line, record = plan.phase_start(1)
+    assert line == ("phase 2 of 2 from step 61 to 100: seq_len 1024, batch 8 a rank, mlm 0.3, lr 0.0005, "
+                    "global θ 10000; input_dir d1024")
+    assert record["phase_start"] == 2 and record["seq_len"] == 1024 and record["last_step"] == 100
