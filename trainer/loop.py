@@ -71,7 +71,10 @@ class Trainer:
         log.info("objective: %s", self.objective())
         self.out = Path(config.output_dir)
         latest = prepare_output_dir(config, env.is_main)
-        check_resume(latest, self.out, config, env.world_size, family.config_dict(self.model_config), self.start.spec)
+        # the model's config as the run starts it, before a phase sets its RoPE θ on the model (in
+        # place; the phases' θ are the plan's to check): model_config.json's, and a resume's
+        self.model_config_record = family.config_dict(self.model_config)
+        check_resume(latest, self.out, config, env.world_size, self.model_config_record, self.start.spec)
         env.barrier()
         self.vocab_size = copy_vocab(self.start.spec, family.vocab_size(self.model_config), self.out,
                                      write=env.is_main)
@@ -267,7 +270,7 @@ class Trainer:
             "sampling_schedule": [{"alpha": a, "start_step": s} for a, s in sampling_phases(c)]}
         if self.plan.phased:   # each phase's settings and planned steps
             mix["phase_plan"] = self.plan.steps()
-        write_run_info(self.out, c, self.family.config_dict(self.model_config), step=self.step, **mix,
+        write_run_info(self.out, c, self.model_config_record, step=self.step, **mix,
                        world_size=self.env.world_size, precision=c.precision, phase=self.phase,
                        global_batch_size=phase.train_batch_size * c.gradient_accumulation_steps
                        * self.env.world_size,

@@ -10,8 +10,9 @@ model_config.json are written once, at its first start; each resume appends what
 with, and what differs from the first start, as a line of resumes.jsonl (its git state in
 git_diff_resume_STEP.patch where the code had changed). A resume that would change the model
 (its family, config, tokenizer, next-sentence head) or the data order (the seed, the global
-batch; the loader's state refuses the rest) is refused before anything is built. The files are those
-run_pretraining.py's usage lists; checkpoints/ is trainer/checkpoint/'s.
+batch; the loader's state refuses the rest) is refused before anything is built. With --phases
+the global batch is the first phase's, and changed phases are the plan's one line (trainer/plan.py).
+The files are those run_pretraining.py's usage lists; checkpoints/ is trainer/checkpoint/'s.
 """
 from __future__ import annotations
 
@@ -83,9 +84,10 @@ def check_resume(latest, out: Path, config, world_size: int, model_config: dict,
     first = _read_json(Path(out) / HPARAMS) if latest is not None else None
     if not first:
         return
-    now = {**config.to_dict(), "global_batch_size": config.train_batch_size
-           * config.gradient_accumulation_steps * world_size}
+    now = {**config.to_dict(), "global_batch_size": _global_batch(config, world_size)}
     for key, what, flag in KEPT:
+        if key == "global_batch_size" and _phases_changed(first, now):
+            continue   # the phases' batches: the plan refuses changed phases in its own line (plan.py)
         if key in first and first[key] != now.get(key):
             _refuse(out, what, first[key], now.get(key), flag)
     recorded = _recorded_model_config(out, first)
@@ -102,6 +104,17 @@ def check_resume(latest, out: Path, config, world_size: int, model_config: dict,
         if saved.fingerprint != spec.fingerprint:
             _refuse(out, "tokenizer", f"{saved.piece_model} {saved.fingerprint[:12]}",
                     f"{spec.piece_model} {spec.fingerprint[:12]}", "--vocab_file")
+
+
+def _global_batch(config, world_size: int) -> int:
+    """hparams.json's global_batch_size: the samples of a step in the run's first phase (a run
+    starts in it; a run without --phases is one phase of --train_batch_size)."""
+    batch = (config.phases[0].train_batch_size if config.phases else None) or config.train_batch_size
+    return batch * config.gradient_accumulation_steps * world_size
+
+
+def _phases_changed(first: dict, now: dict) -> bool:
+    return bool(now.get("phases")) and json.loads(json.dumps(now["phases"])) != first.get("phases")
 
 
 def _refuse(out, what: str, first, now, flag: str):
