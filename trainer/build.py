@@ -32,7 +32,12 @@ from trainer.data.vocabulary import data_tokenizer
 from trainer.errors import TrainError
 from trainer.optim import build_optimizer, build_scheduler
 from trainer.plan import RunPhase, RunPlan
-from trainer.runtime.ds_settings import disable_ds_shm_comm, lamb_zero_warning, shm_comm_disabled
+from trainer.runtime.ds_settings import (
+    clear_stale_shm_build_lock,
+    disable_ds_shm_comm,
+    lamb_zero_warning,
+    shm_comm_disabled,
+)
 from trainer.start import check_data_tokenizer, load_init_weights
 
 log = logging.getLogger("trainer")
@@ -234,6 +239,8 @@ def _deepspeed(config, model, env, optimizer, make_scheduler, scaler) -> Optimiz
     scheduler where its config names them, else ours."""
     if shm_comm_disabled():
         disable_ds_shm_comm()
+    elif config.device == "cpu" and env.local_rank == 0 and (cleared := clear_stale_shm_build_lock()):
+        log.warning(cleared)
     import deepspeed
 
     ds_config = config.deepspeed_settings

@@ -192,7 +192,9 @@ class Trainer:
             self.scheduler.load_state_dict(state["scheduler"])
             self.scaler.load_state_dict(state["scaler"])
         if "plan" in state:   # (checkpoints before phases: the plan of their max_steps)
-            self.plan.load_state_dict(state["plan"])
+            changed = self.plan.load_state_dict(state["plan"])
+            if changed:
+                log.info(changed)
         if self.pacer is not None and "budget" in state:
             self.pacer.load_state_dict(state["budget"])
             self.pacer.replan = self.config.budget_replan
