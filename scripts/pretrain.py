@@ -128,7 +128,7 @@ def heldout_sentences(a, n: int = 3) -> list[str]:
 
 
 def evaluate(a, out: Path, hf: Path, hdf5: Path) -> list[str]:
-    from scripts.fill_mask import fill_masks
+    from scripts.fill_mask import fill_masks  # the last step's scripts: torch and transformers when called
     from scripts.heldout_mlm import heldout_accuracy, summary_line, verdict_lines
 
     newest = list_checkpoints(out)[-1]

@@ -18,15 +18,17 @@ from dataclasses import dataclass
 
 import torch
 
+from pipeline.encoding.hdf5_format import is_packed
 from trainer.checkpoint.files import load_model_weights
 from trainer.checkpoint.layout import CheckpointError, resolve_model_file
-from trainer.config.checks import ConfigError
+from trainer.config.errors import ConfigError
 from trainer.config.languages import parse_alpha_schedule, schedule_steps
 from trainer.config.resolved import resolve_doc_attention
 from trainer.data.loader import ShardedTrainData
 from trainer.data.masking import MaskingError, build_masker
 from trainer.data.mixture import MixedTrainData, combined_shards, find_languages
 from trainer.data.shards import DataError, Shards, find_shards
+from trainer.data.vocabulary import data_tokenizer
 from trainer.errors import TrainError
 from trainer.optim import build_optimizer, build_scheduler
 from trainer.plan import RunPhase, RunPlan
@@ -78,7 +80,7 @@ def check_inputs(config, family, start) -> Inputs:
                          "sentence pairs, next-sentence labels all 0): add --no_nsp")
     phase = RunPhase(0, config.input_dir, 1.0, shards.seq_len, shards.max_pred, config.train_batch_size,
                      _rate(config), config.learning_rate, family.rope_thetas(start.model_config),
-                     shards, _masker(config, shards), config.eval_batch_size)
+                     shards, _masker(config, shards, start.spec), config.eval_batch_size)
     return Inputs([phase], languages, start, notes)
 
 
@@ -86,9 +88,9 @@ def _rate(config) -> float | None:
     return config.mlm_probability if config.masking == "dynamic" else None
 
 
-def _masker(config, shards):
+def _masker(config, shards, spec):
     try:
-        return build_masker(config, shards.seq_len, shards.max_pred, packed=shards.packed)
+        return build_masker(config, shards.seq_len, shards.max_pred, packed=shards.packed, spec=spec)
     except MaskingError as exc:
         raise TrainError(str(exc)) from None
 
@@ -105,8 +107,6 @@ def _fit_positions(family, start, seq_len: int, where: str):
 def _check_phases(config, family, start) -> Inputs:
     """Each phase's data found and checked (trainer/config/phases.py read the list): one tokenizer
     for all, rows the model can take, a seq_len that matches, packed rows only with --no_nsp."""
-    from trainer.data.vocabulary import data_tokenizer
-
     found, first = [], None
     for i, p in enumerate(config.phases):
         where = f"phase {i + 1} (input_dir {p.input_dir})"
@@ -138,7 +138,7 @@ def _check_phases(config, family, start) -> Inputs:
         batch = p.train_batch_size or config.train_batch_size
         phases.append(RunPhase(i, p.input_dir, p.share, shards.seq_len, shards.max_pred, batch, rate,
                                p.learning_rate or config.learning_rate, thetas, shards,
-                               _masker(phase_config, shards),
+                               _masker(phase_config, shards, start.spec),
                                config.eval_batch_size if "eval_batch_size" in config.explicit else batch))
     return Inputs(phases, [], start, notes)
 
@@ -154,8 +154,6 @@ def check_attention(config, family, shards):
 
 
 def _packed_folder(config, languages) -> str:
-    from pipeline.encoding.hdf5_format import is_packed
-
     packed = [lang for lang in languages if any(is_packed(s.path) for s in lang.shards.train)]
     return f"{packed[0].code}={packed[0].input_dir}" if packed else str(config.input_dir)
 

@@ -34,7 +34,7 @@ from trainer.build import (
     sampling_phases,
 )
 from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
-from trainer.checkpoint.layout import DS_TAG
+from trainer.checkpoint.layout import DS_TAG, MODEL_CONFIG
 from trainer.checkpoint.save import model_state, read_for_resume, save_checkpoint
 from trainer.checkpoint.space import check_checkpoint_space, checkpoint_bytes
 from trainer.errors import TrainError
@@ -44,7 +44,7 @@ from trainer.plan import RunPlan
 from trainer.runtime.budget import plan_budget
 from trainer.runtime.distributed import init_distributed
 from trainer.runtime.logs import MetricsLogger, setup_logging
-from trainer.runtime.output_dir import copy_vocab, prepare_output_dir, write_run_info
+from trainer.runtime.output_dir import check_resume, copy_vocab, prepare_output_dir, write_run_info
 from trainer.start import plan_start
 
 log = logging.getLogger("trainer")
@@ -71,8 +71,12 @@ class Trainer:
         log.info("objective: %s", self.objective())
         self.out = Path(config.output_dir)
         latest = prepare_output_dir(config, env.is_main)
+        # the model's config as the run starts it, before a phase sets its RoPE θ on the model (in
+        # place; the phases' θ are the plan's to check): model_config.json's, and a resume's
+        self.model_config_record = family.config_dict(self.model_config)
+        check_resume(latest, self.out, config, env.world_size, self.model_config_record, self.start.spec)
         env.barrier()
-        self.vocab_size = copy_vocab(config.vocab_file, family.vocab_size(self.model_config), self.out,
+        self.vocab_size = copy_vocab(self.start.spec, family.vocab_size(self.model_config), self.out,
                                      write=env.is_main)
         self.model = build_model(config, family, self.start, env,
                                  init_weights=(config.phase == 2 or config.init_from is not None)
@@ -163,7 +167,7 @@ class Trainer:
         weights = functools.partial(model_state, self.model, self.engine, self.config.precision)
         path = save_checkpoint(self.out, self.step, self.env,
                                meta={"phase": self.phase,
-                                     "bert_config": self.family.config_dict(self.model_config),
+                                     MODEL_CONFIG: self.family.config_dict(self.model_config),
                                      "model_type": self.family.name,
                                      "max_steps": self.config.max_steps, "end_step": self.plan.end,
                                      **({"export_class": self.start.export_class}
@@ -268,7 +272,7 @@ class Trainer:
             "sampling_schedule": [{"alpha": a, "start_step": s} for a, s in sampling_phases(c)]}
         if self.plan.phased:   # each phase's settings and planned steps
             mix["phase_plan"] = self.plan.steps()
-        write_run_info(self.out, c, self.family.config_dict(self.model_config), **mix,
+        write_run_info(self.out, c, self.model_config_record, step=self.step, **mix,
                        world_size=self.env.world_size, precision=c.precision, phase=self.phase,
                        global_batch_size=phase.train_batch_size * c.gradient_accumulation_steps
                        * self.env.world_size,
