@@ -192,8 +192,7 @@ class Trainer:
             self.scheduler.load_state_dict(state["scheduler"])
             self.scaler.load_state_dict(state["scaler"])
         if "plan" in state:   # (checkpoints before phases: the plan of their max_steps)
-            changed = self.plan.load_state_dict(state["plan"])
-            if changed:
+            if changed := self.plan.load_state_dict(state["plan"]):
                 log.info(changed)
         if self.pacer is not None and "budget" in state:
             self.pacer.load_state_dict(state["budget"])
