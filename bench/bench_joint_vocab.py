@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared" / "data"
 PIPELINE = str(ROOT / ".venv" / "bin" / "pipeline")
 
-from vocab.report import evaluate_vocab  # noqa: E402
-from vocab.sample import pick_eval_sentences  # noqa: E402
+from vocab.reports.quality import evaluate_vocab  # noqa: E402
+from vocab.training.sample import pick_eval_sentences  # noqa: E402
 
 
 def sh(*args: str) -> float:

@@ -28,7 +28,7 @@ import torch  # noqa: E402,F401  (imported up front, not inside the first timed 
 
 from tests.helpers.synthetic_shards import write_shard  # noqa: E402
 from trainer.data import ShardedTrainData, find_shards  # noqa: E402
-from vocab.spec import bert_specials  # noqa: E402
+from vocab.core.layout import bert_specials  # noqa: E402
 
 SPECIALS = bert_specials()   # the vocab layout the encode stage writes
 CLS, SEP, FIRST_PIECE = SPECIALS.index("[CLS]"), SPECIALS.index("[SEP]"), len(SPECIALS)

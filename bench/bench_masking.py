@@ -33,7 +33,7 @@ from tests.helpers.synthetic_shards import write_vocab  # noqa: E402
 from trainer.data import find_shards, read_shard  # noqa: E402
 from trainer.data.masking import DynamicMasker  # noqa: E402
 from trainer.data.vocabulary import encode_vocab  # noqa: E402
-from vocab.spec import load_vocab  # noqa: E402
+from vocab.kinds import load_vocab  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE_DATA = Path("/tmp/w2b_probe/data/uk")
@@ -110,7 +110,7 @@ def step_table(input_dir: Path, vocab: Path, args) -> None:
     for i in range(args.step_runs):
         for masking in rates:
             out = tmp / f"{masking}_{i}"
-            cmd = [sys.executable, "trainer/run_pretraining.py", "--bert_config", cfg, "--input_dir",
+            cmd = [sys.executable, "trainer/run_pretraining.py", "--model_config", cfg, "--input_dir",
                    input_dir, "--vocab_file", vocab, "--output_dir", out, "--device", "cpu",
                    "--train_batch_size", 64, "--max_steps", args.steps, "--log_every", 5,
                    "--checkpoint_every", 10 ** 6, "--masking", masking, "--no-tensorboard"]

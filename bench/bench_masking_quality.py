@@ -66,7 +66,7 @@ def evaluate(run_dir: Path, test_dir: Path) -> dict:
     from trainer.models.bert_network import BertConfig, BertForPreTraining
 
     ckpt = latest_checkpoint(run_dir)
-    model = BertForPreTraining(BertConfig.from_json_file(run_dir / "bert_config.json"))
+    model = BertForPreTraining(BertConfig.from_json_file(run_dir / "model_config.json"))
     model.load_state_dict(torch.load(ckpt / "model.pt", weights_only=True))
     model.eval()
     loss = correct = count = 0.0

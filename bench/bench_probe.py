@@ -53,7 +53,7 @@ def run(cmd: list, log: Path, env: dict | None = None) -> float:
 def configs(work: Path, steps: int) -> Path:
     model = dict(MODEL, vocab_size=VOCAB_SIZE)
     (work / "bert_mini.json").write_text(json.dumps(model, indent=1))
-    cfg = {"bert_config": "bert_mini.json", "device": "cpu", "precision": "fp32",
+    cfg = {"model_config": "bert_mini.json", "device": "cpu", "precision": "fp32",
            "train_batch_size": 32, "gradient_accumulation_steps": 1, "optimizer": "lamb",
            "learning_rate": 1e-2, "warmup_proportion": 0.1, "max_steps": steps, "seed": 42,
            "log_every": 50, "eval_every": max(1, steps // 4), "eval_max_samples": 2000,

@@ -7,10 +7,10 @@ Usage:
 Text: ../shared/data/{lang}wiki.xml.xz through the project's own stages (`pipeline run
 --no-encode --vocab-size N`, cached in --work): the training shards and the WordPiece vocab.txt
 of the vocab stage. The same shards are tokenised, as `pipeline encode` tokenises them
-(Corpus.from_file with the stage's encoder, vocab/encoders.py), by:
+(Corpus.from_file with the stage's encoder, vocab/core/tokenizers_encoder.py), by:
 
   fast WordPiece    the project's FastWordPiece on vocab.txt (what encode uses for a vocab.txt)
-  WordPiece json    the same vocab as a transformers tokenizer.json (VocabSpec.save_to; no
+  WordPiece json    the same vocab as a transformers tokenizer.json (the vocab.txt kind's save; no
                     vocab.txt beside it, so encode takes it with --tokenizer): tokenizers' Rust
                     WordPiece through encode_batch, word starts from its word ids
   byte-level BPE    `pipeline vocab --model-type bytelevel-bpe` of the same size, same sample
@@ -41,9 +41,9 @@ SHARED = ROOT.parent / "shared" / "data"
 PY = sys.executable
 
 from pipeline.encoding.instances import Corpus  # noqa: E402
-from vocab.encoders import shard_encoder  # noqa: E402
-from vocab.sample import count_words, read_sentences  # noqa: E402
-from vocab.spec import load_tokenizer_spec  # noqa: E402
+from vocab.kinds import load_tokenizer  # noqa: E402
+from vocab.training.sample import read_sentences  # noqa: E402
+from vocab.training.words import BertWords  # noqa: E402
 
 # Peak RSS from /proc/self/status (VmHWM): ru_maxrss survives exec, so a child started by a big
 # parent would report the parent's peak.
@@ -78,7 +78,7 @@ def make_tokenizers(work: Path, data: Path, lang: str, vocab: Path, vocab_size: 
 
     wp_json = work / "wordpiece_json"
     if not (wp_json / "tokenizer.json").is_file():
-        load_tokenizer_spec(vocab).save_to(wp_json)
+        load_tokenizer(vocab).save(wp_json, model_max_length=512, tokenizer_json=True)
         (wp_json / "vocab.txt").unlink()
     bl = work / "bytelevel_bpe"
     build_vocab(data_dir=data, lang=lang, workers=1, vocab_size=vocab_size, model_type="bytelevel-bpe",
@@ -130,12 +130,9 @@ def synthetic_unigram(shards: Path, folder: Path, size: int = 250_002) -> None:
 
 
 def tokenise_once(folder: Path, shards: list[Path]) -> dict:
-    import vocab.encoders as encoders
-
-    encoders._CACHE.clear()
     t0 = time.perf_counter()
-    spec = load_tokenizer_spec(folder)
-    enc = shard_encoder(spec)
+    spec = load_tokenizer(folder)
+    enc = spec.make_encoder(None)   # a new one: its load time is measured
     loaded = time.perf_counter() - t0
     t1 = time.perf_counter()
     tokens = docs = 0
@@ -178,7 +175,7 @@ def main() -> None:
     for s in train:
         (train_dir / s.name).symlink_to(s)
     mb = sum(s.stat().st_size for s in train) / 1e6
-    words = sum(sum(count_words(read_sentences(s)).values()) for s in train)
+    words = sum(sum(BertWords().count(read_sentences(s)).values()) for s in train)
     print(f"{opts.lang}: {len(train)} training shards, {mb:.2f} MB, {words:,} words (BERT's split); "
           f"medians of {opts.runs} runs\n")
     head = (f"{'tokenizer':<15} {'pieces':>7} {'load s':>7} {'tokens/s':>10} {'docs/s':>8} "

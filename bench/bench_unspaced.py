@@ -11,7 +11,7 @@ script says so and skips.
 
 For each of `--word-segmenter mecab` and `none` it trains `pipeline vocab` on --train (one
 sentence a line) and measures on --test: subwords per MeCab word and the share of MeCab words
-kept whole (a character vocab's tokens grouped by MeCab words, vocab/word_starts.py), [UNK]
+kept whole (a character vocab's tokens grouped by MeCab words, vocab/core/word_starts.py), [UNK]
 share, pieces that cross a MeCab word boundary, and whether transformers' AutoTokenizer on the
 vocab folder gives the same ids as encode's tokenizer on every test sentence. Then speed, in
 input MB per CPU-second (median of --runs): MeCab alone, encode's tokenizer with MeCab
@@ -33,16 +33,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.unspaced_corpus import build as build_corpus  # noqa: E402
 from pipeline.stages.encode import encode  # noqa: E402
 from pipeline.stages.vocab import build_vocab  # noqa: E402
-from vocab.fast_wordpiece import FastWordPiece  # noqa: E402
-from vocab.japanese import MecabWordPiece, mecab_words  # noqa: E402
-from vocab.report import evaluate_vocab  # noqa: E402
-from vocab.segmenters import load_segmenter  # noqa: E402
-from vocab.spec import load_vocab  # noqa: E402
+from vocab.core.fast_wordpiece import FastWordPiece  # noqa: E402
+from vocab.core.segmenters import load_segmenter  # noqa: E402
+from vocab.kinds import load_vocab  # noqa: E402
+from vocab.kinds.mecab import MecabWordPiece, mecab_words  # noqa: E402
+from vocab.reports.quality import evaluate_vocab  # noqa: E402
 
 
 def crossing_pieces(spec, sentences) -> int:
     """Tokens of the BERT tokenizer of `spec` that span more than one MeCab word."""
-    from vocab.tokenizer import make_tokenizer
+    from vocab.core.bert_tokenizer import make_tokenizer
 
     tok, seg = make_tokenizer(spec), load_segmenter("mecab")
     n = 0
@@ -56,7 +56,7 @@ def hf_mismatches(folder: Path, spec, sentences) -> int:
     from transformers import AutoTokenizer
 
     hf = AutoTokenizer.from_pretrained(str(folder))
-    ours = MecabWordPiece(spec).tokenize if spec.word_tokenizer else FastWordPiece(spec).tokenize
+    ours = spec.encoder().tokenize
     return sum(hf(s, add_special_tokens=False)["input_ids"] != ours(s) for s in sentences)
 
 

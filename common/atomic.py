@@ -7,6 +7,7 @@ Usage:
     write_json_atomic(path, obj)                      # indented, sorted keys, a newline at the end
     write_text_atomic(path, lambda fh: fh.write(...)) # text that a function writes
     remove_stale_temporaries(folder)                  # what a killed run left behind
+    remove_stale_temporaries(folder, "report.html")   # ... of one file
 
 Temporary names are `.NAME.<random>.tmp`, unique per attempt, so two attempts at one task (a
 retried or duplicated task) never write into each other's file, and a killed writer leaves
@@ -16,7 +17,11 @@ is created; the file gets the mode the umask gives (0666 & ~umask), not mkstemp'
 Who writes what (each caller's bytes are those it wrote before this module existed):
     pipeline: manifests, task markers, run.json, rejections.json, the vocab's JSON files:
         write_json_atomic(path, obj), the defaults (indent 2, sort_keys, UTF-8 kept as is)
-    trainer/output_dir.py: hparams.json, bert_config.json, tokenizer_config.json: the defaults
+    trainer/runtime/output_dir.py: hparams.json, model_config.json: the defaults
+    trainer/runtime/logs.py: train_log.jsonl cut back on resume, git_diff.patch: write_text_atomic
+    vocab/kinds: each kind's own files (vocab.txt, tokenizer_config.json: the defaults where a
+        stage writes it, keys in transformers' order (sort_keys=False) where an export does;
+        tokenizer.json, special_tokens_map.json)
     trainer/finetune/results.py: results.json and each seed's record: the defaults;
         predictions: write_text_atomic(path, write)
 """
@@ -84,11 +89,13 @@ def write_text_atomic(path: str | os.PathLike, write: Callable[[IO[str]], Any],
         write(fh)
 
 
-def remove_stale_temporaries(folder: str | os.PathLike) -> None:
-    """Temporary files a killed run left (atomic_path names them `.NAME.*.tmp`); never outputs."""
+def remove_stale_temporaries(folder: str | os.PathLike, name: str | None = None) -> None:
+    """Temporary files a killed run left (atomic_path names them `.NAME.*.tmp`); never outputs.
+    With `name`, only those of that one file, in `folder` itself."""
     folder = Path(folder)
     if folder.is_dir():
-        for tmp in folder.rglob(TEMPORARY_GLOB):
+        found = folder.glob(f".{name}.*.tmp") if name is not None else folder.rglob(TEMPORARY_GLOB)
+        for tmp in found:
             if tmp.is_file():
                 tmp.unlink()
 

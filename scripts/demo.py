@@ -43,7 +43,7 @@ if __package__ in (None, "") and str(ROOT) not in sys.path:  # run by path: impo
 
 from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
-from scripts.heldout_mlm import verdict_lines  # noqa: E402  (torch only when called)
+from scripts.heldout_mlm import heldout_accuracy, summary_line, verdict_lines  # noqa: E402  (torch when called)
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402  (no torch)
 
 SAMPLE_DUMP = ROOT / "data" / "sample" / "huwiki-sample.xml.bz2"
@@ -286,8 +286,6 @@ def fill_mask_examples(s: Settings) -> str:
 
 def heldout(s: Settings) -> str:
     """Masked-LM accuracy on the held-out rows against the unigram baseline."""
-    from scripts.heldout_mlm import heldout_accuracy, summary_line
-
     say(f"$ python scripts/heldout_mlm.py {s.hf_dir} {s.hdf5_dir}")
     s.result = heldout_accuracy(s.hf_dir, s.hdf5_dir)
     return summary_line(s.result)

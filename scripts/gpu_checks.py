@@ -63,7 +63,7 @@ def no_dropout_config(model: str, out_dir: Path) -> Path:
 def train(args, out: Path, extra: list[str], log_file: Path, launcher=None) -> tuple[bool, list[dict]]:
     """One trainer run; its output goes to log_file. (ok, the train_log.jsonl records)."""
     cmd = [*(launcher or [sys.executable]), str(ROOT / "trainer" / "run_pretraining.py"),
-           "--bert_config", str(args.config), "--input_dir", str(args.shards),
+           "--model_config", str(args.config), "--input_dir", str(args.shards),
            "--vocab_file", str(args.vocab), "--output_dir", str(out), "--device", args.device,
            "--train_batch_size", str(args.batch), "--max_steps", str(args.steps),
            "--learning_rate", "1e-3", "--warmup_proportion", "0.1", "--log_every", str(args.log_every),
@@ -95,7 +95,7 @@ def speed(records: list[dict]) -> str:
 
 def export_check(args, run: Path, log_file: Path) -> tuple[bool, str]:
     """Export `run`, load it in transformers on the device, compare MLM logits with ours."""
-    import torch
+    import torch  # torch, transformers and the trainer's network: this check alone needs them
     import transformers
 
     from trainer.data import eval_batches, find_shards
@@ -110,7 +110,7 @@ def export_check(args, run: Path, log_file: Path) -> tuple[bool, str]:
     transformers.utils.logging.disable_progress_bar()
     hf = transformers.BertForPreTraining.from_pretrained(hf_dir).to(device).eval()
     ckpt = sorted((run / "checkpoints").glob("ckpt_*"))[-1]
-    ours = BertForPreTraining(BertConfig.from_json_file(run / "bert_config.json"))
+    ours = BertForPreTraining(BertConfig.from_json_file(run / "model_config.json"))
     ours.load_state_dict(torch.load(ckpt / "model.pt", weights_only=True))
     ours.to(device).eval()
     batch = next(eval_batches(find_shards(args.shards).train[:1], 8, 0, 1))

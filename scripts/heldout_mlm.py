@@ -61,8 +61,8 @@ def unigram_counts(hdf5_dir: Path, special: list[int], vocab_size: int):
 def heldout_accuracy(model_dir: Path, hdf5_dir: Path, mask_share: float = 0.15,
                      max_rows: int = 2000, batch_size: int = 32) -> dict:
     """{"accuracy", "tokens", "rows", "unigram_accuracy", "unigram_token"} (see the docstring)."""
-    import h5py
-    import numpy as np
+    import h5py  # the heavy libraries, for the measurement only: the script's --help and the demo's
+    import numpy as np  # other steps stay light
     import torch
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 

@@ -138,7 +138,7 @@ def heldout_sentences(a, n: int = 3) -> list[str]:
 
 
 def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]:
-    from scripts.fill_mask import fill_masks
+    from scripts.fill_mask import fill_masks  # the last step's scripts: torch and transformers when called
     from scripts.heldout_mlm import heldout_accuracy, summary_line, verdict_lines
 
     newest = list_checkpoints(out)[-1]
@@ -160,7 +160,7 @@ def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]
 
 def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
     """The context evaluation of a long model on the longest rows' held-out articles, one line."""
-    from trainer.context import context_line
+    from trainer.context import context_line  # the last step's: torch when called
     from trainer.context_eval import run
 
     say(f"$ python -m trainer.context_eval --model {hf} --input_dir {hdf5} --device {device}")

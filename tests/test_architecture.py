@@ -1,7 +1,9 @@
 """The layout's rules (docs/architecture.md), checked on the source: dependencies run one way,
 no stage imports another, the trainer reaches the pipeline only through the HDF5 contract, each
-of the trainer's rooms imports only the rooms below it, a model-type string is compared in the
-model registry only, and no module grows past ~400 lines."""
+of the trainer's and the tokenization layer's rooms imports only the rooms below it, a
+model-type string is compared in the model registry only, a tokenizer's kind is asked of the
+kinds only (no kind name compared, no spec's type checked outside vocab/kinds/), and no module
+grows past ~400 lines."""
 from __future__ import annotations
 
 import ast
@@ -24,7 +26,13 @@ ALLOWED = {
     "pipeline/stages": ("common", "pipeline.core", "pipeline.text", "pipeline.encoding", "pipeline.report",
                         "vocab"),
     "pipeline": ("common", "pipeline.core", "pipeline.cli"),        # cli.py: stages load via the registry
-    "vocab": ("common", "vocab"),
+    # the tokenization layer's rooms, lowest first (vocab/__init__.py): none imports one above it
+    "vocab": ("common",),
+    "vocab/core": ("common", "vocab.core"),
+    "vocab/training": ("common", "vocab.core", "vocab.training"),
+    "vocab/kinds": ("common", "vocab.core", "vocab.training", "vocab.kinds"),
+    "vocab/reports": ("common", "vocab.core", "vocab.kinds", "vocab.reports"),
+    "vocab/joint": ("common", "vocab.core", "vocab.training", "vocab.joint"),
     # the trainer's rooms, lowest first; the files at trainer/'s top (the entry, the loop, the
     # build of a run) may import any room
     "trainer/data": ("common", "trainer.data", "trainer.errors", "vocab", "pipeline.encoding.hdf5_format"),
@@ -137,3 +145,95 @@ def test_the_model_type_rule_sees_comparisons(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text('if args.model_type == "modernbert" or t in ("bert", "x"):\n    pass\n')
     assert len(model_type_comparisons(probe)) == 2
+
+
+def kind_names() -> tuple[set[str], set[str]]:
+    """(the registry's kind names, the kinds' class names)."""
+    from vocab.kinds import KINDS
+    from vocab.kinds.base import TokenizerKind
+
+    return set(KINDS), {k.__name__ for k in KINDS.values()} | {TokenizerKind.__name__}
+
+
+def kind_switches(path: Path) -> list[str]:
+    """`spec.kind == "mecab"`, `x == "bytelevel-bpe"`, `isinstance(spec, VocabSpec)` ... in `path`: a
+    kind's name compared, or a spec's type checked."""
+    names, classes = kind_names()
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            for op in [node.left, *node.comparators]:
+                items = op.elts if isinstance(op, (ast.Tuple, ast.List, ast.Set)) else [op]
+                found += [f"line {node.lineno}: {i.value!r}" for i in items
+                          if isinstance(i, ast.Constant) and i.value in names]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
+            kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            found += [f"line {node.lineno}: {node.func.id}(..., {ast.unparse(k)})" for k in kinds
+                      if ast.unparse(k).split(".")[-1] in classes]
+        elif isinstance(node, ast.Constant) and node.value == "bytelevel-bpe":
+            found.append(f"line {node.lineno}: the literal 'bytelevel-bpe'")
+    return found
+
+
+KIND_OWNERS = (ROOT / "vocab" / "kinds", ROOT / "vocab" / "training" / "bytelevel.py")
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if not any(p == o or o in p.parents for o in KIND_OWNERS)
+                                  and p.parts[len(ROOT.parts)] != "scripts"],   # users: they name kinds on the CLI
+                         ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_a_tokenizer_kind_is_asked_of_the_kinds_only(path):
+    """Everything else asks the loaded tokenizer (vocab/kinds/base.py) what it can do."""
+    assert kind_switches(path) == [], f"{path.relative_to(ROOT)} asks which kind a tokenizer is"
+
+
+def test_the_kind_rule_sees_switches(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text('if spec.kind == "mecab" or isinstance(spec, (VocabSpec, x.TokenizerSpec)):\n'
+                     '    model_type = "bytelevel-bpe"\n')
+    assert len(kind_switches(probe)) == 4
+
+
+def lazy_imports_without_a_reason(path: Path) -> list[str]:
+    """Imports of the project's own modules inside a function with no comment saying why (on the
+    import, within its group of imports, or on the line above the group)."""
+    text = path.read_text(encoding="utf-8")
+    lines, tree = text.splitlines(), ast.parse(text)
+    here = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    found = []
+    for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        for body in (n.body for n in ast.walk(fn) if isinstance(getattr(n, "body", None), list)):
+            group: list[ast.stmt] = []
+            for stmt in [*body, None]:
+                if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                    group.append(stmt)
+                    continue
+                own = [g for g in group if _is_own(g, here)]
+                if own and not any("#" in lines[i] for i in range(group[0].lineno - 2, group[-1].end_lineno)):
+                    found += [f"line {g.lineno}: {ast.unparse(g)}" for g in own]
+                group = []
+    return sorted(set(found))
+
+
+def _is_own(node, here: str) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return node.level > 0 or (node.module or "").split(".")[0] in PACKAGES
+    return any(a.name.split(".")[0] in PACKAGES for a in node.names)
+
+
+@pytest.mark.parametrize("path", list(modules()), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_our_modules_are_imported_at_the_top_or_say_why(path):
+    """The import graph is what the tops of the modules say (no cycle hidden in a function): an
+    import of ours inside a function stays only with a reason (a heavy library one command
+    needs, `--help` staying instant), in a comment beside it."""
+    assert lazy_imports_without_a_reason(path) == [], f"{path.relative_to(ROOT)}: an import without a reason"
+
+
+def test_the_lazy_import_rule_sees_them(tmp_path):
+    probe = ROOT / "vocab" / "probe_for_the_test.py"
+    try:
+        probe.write_text("def f():\n    from vocab.kinds import load_tokenizer\n    return 1\n\n\n"
+                         "def g():\n    from vocab.kinds import load_vocab   # heavy: a reason\n")
+        assert lazy_imports_without_a_reason(probe) == ["line 2: from vocab.kinds import load_tokenizer"]
+    finally:
+        probe.unlink()

@@ -18,20 +18,27 @@ from dataclasses import dataclass
 
 import torch
 
+from pipeline.encoding.hdf5_format import is_packed
 from trainer.checkpoint.files import load_model_weights
 from trainer.checkpoint.layout import CheckpointError, resolve_model_file
-from trainer.config.checks import ConfigError
+from trainer.config.errors import ConfigError
 from trainer.config.languages import parse_alpha_schedule, schedule_steps
 from trainer.config.resolved import resolve_doc_attention
 from trainer.data.loader import ShardedTrainData
 from trainer.data.masking import MaskingError, build_masker
 from trainer.data.mixture import MixedTrainData, combined_shards, find_languages
 from trainer.data.shards import DataError, Shards, find_shards
+from trainer.data.vocabulary import data_tokenizer
 from trainer.errors import TrainError
 from trainer.extension import extend_start
 from trainer.optim import build_optimizer, build_scheduler
 from trainer.plan import RunPhase, RunPlan
-from trainer.runtime.ds_settings import disable_ds_shm_comm, lamb_zero_warning, shm_comm_disabled
+from trainer.runtime.ds_settings import (
+    clear_stale_shm_build_lock,
+    disable_ds_shm_comm,
+    lamb_zero_warning,
+    shm_comm_disabled,
+)
 from trainer.start import check_data_tokenizer, load_init_weights
 
 log = logging.getLogger("trainer")
@@ -74,7 +81,7 @@ def check_inputs(config, family, start) -> Inputs:
                          "sentence pairs, next-sentence labels all 0): add --no_nsp")
     phase = RunPhase(0, config.input_dir, 1.0, shards.seq_len, shards.max_pred, config.train_batch_size,
                      _rate(config), config.learning_rate, family.rope_thetas(start.model_config),
-                     shards, _masker(config, shards), config.eval_batch_size)
+                     shards, _masker(config, shards, start.spec), config.eval_batch_size)
     return Inputs([phase], languages, start, notes)
 
 
@@ -82,9 +89,9 @@ def _rate(config) -> float | None:
     return config.mlm_probability if config.masking == "dynamic" else None
 
 
-def _masker(config, shards):
+def _masker(config, shards, spec):
     try:
-        return build_masker(config, shards.seq_len, shards.max_pred, packed=shards.packed)
+        return build_masker(config, shards.seq_len, shards.max_pred, packed=shards.packed, spec=spec)
     except MaskingError as exc:
         raise TrainError(str(exc)) from None
 
@@ -103,8 +110,6 @@ def _fit_positions(config, family, start, seq_len: int, where: str):
 def _check_phases(config, family, start) -> Inputs:
     """Each phase's data found and checked (trainer/config/phases.py read the list): one tokenizer
     for all, rows the model can take, a seq_len that matches, packed rows only with --no_nsp."""
-    from trainer.data.vocabulary import data_tokenizer
-
     found, first = [], None
     for i, p in enumerate(config.phases):
         where = f"phase {i + 1} (input_dir {p.input_dir})"
@@ -136,7 +141,7 @@ def _check_phases(config, family, start) -> Inputs:
         batch = p.train_batch_size or config.train_batch_size
         phases.append(RunPhase(i, p.input_dir, p.share, shards.seq_len, shards.max_pred, batch, rate,
                                p.learning_rate or config.learning_rate, thetas, shards,
-                               _masker(phase_config, shards),
+                               _masker(phase_config, shards, start.spec),
                                config.eval_batch_size if "eval_batch_size" in config.explicit else batch))
     return Inputs(phases, [], start, notes)
 
@@ -152,8 +157,6 @@ def check_attention(config, family, shards):
 
 
 def _packed_folder(config, languages) -> str:
-    from pipeline.encoding.hdf5_format import is_packed
-
     packed = [lang for lang in languages if any(is_packed(s.path) for s in lang.shards.train)]
     return f"{packed[0].code}={packed[0].input_dir}" if packed else str(config.input_dir)
 
@@ -239,6 +242,8 @@ def _deepspeed(config, model, env, optimizer, make_scheduler, scaler) -> Optimiz
     scheduler where its config names them, else ours."""
     if shm_comm_disabled():
         disable_ds_shm_comm()
+    elif config.device == "cpu" and env.local_rank == 0 and (cleared := clear_stale_shm_build_lock()):
+        log.warning(cleared)
     import deepspeed
 
     ds_config = config.deepspeed_settings

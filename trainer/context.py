@@ -24,6 +24,7 @@ import torch
 from trainer.data.context_views import MIN_SEGMENT, SHORT_VIEWS, long_segments, view_batches, view_rows
 from trainer.data.loader import heldout_rows
 from trainer.data.shards import DOC_STARTS
+from trainer.evaluation import evaluate
 
 VIEWS = ("long",) + tuple(str(w) for w in reversed(SHORT_VIEWS))   # long, 512, 128
 PREFIX = "eval_context_"
@@ -78,6 +79,14 @@ def phase_context(module, phase, config, env, forward) -> dict:
     return evaluate_context(module, phase.shards.test, env, forward, phase.seq_len,
                             batch_tokens=phase.eval_batch_size * phase.seq_len,
                             unpad=config.unpadded_rows, max_samples=config.eval_max_samples)
+
+
+def phase_evaluation(module, phase, config, env, forward) -> dict:
+    """A phase's held-out evaluation (trainer/loop.py): MLM loss and accuracy on its test rows in
+    its batches (unless --eval_batch_size says otherwise), and on long rows the context evaluation."""
+    ev = evaluate(module, phase.shards.test, config.replace(eval_batch_size=phase.eval_batch_size), env, forward)
+    ev.update(phase_context(module, phase, config, env, forward))
+    return ev
 
 
 def context_line(res: dict) -> str:

@@ -28,20 +28,23 @@ import json
 import sys
 from pathlib import Path
 
+import torch
+
+from trainer.checkpoint.files import load_file
+from trainer.config.init_from import open_init_source
 from trainer.context import context_line, evaluate_context
+from trainer.data.shards import DataError, inspect_shard
+from trainer.data.vocabulary import data_tokenizer, load_spec
+from trainer.errors import TrainError
+from trainer.models import get_family
+from trainer.models.loading import as_model_names, fit_weights, read_weight_files
+from trainer.runtime.distributed import DistEnv
 
 
 def load_model(path, device: str, seq_len: int):
     """(the model as the trainer builds it, with the weights of `path`; the long view's width:
     the data's rows where the family takes them (RoPE), else its learned table; the --init_from
     source; whether the model runs unpadded)."""
-    import torch
-
-    from trainer.checkpoint.files import load_file
-    from trainer.config.init_from import open_init_source
-    from trainer.models import get_family
-    from trainer.models.loading import as_model_names, fit_weights, read_weight_files
-
     source = open_init_source(path)
     family = get_family(source.model_type)
     config = family.read_config(source.config, source=f"--model {path}")
@@ -60,8 +63,6 @@ def load_model(path, device: str, seq_len: int):
 
 
 def test_files(input_dir: Path):
-    from trainer.data.shards import DataError, inspect_shard
-
     files = sorted(p for p in Path(input_dir).rglob("*.hdf5") if "test" in p.name and "training" not in p.name)
     if not files:
         raise DataError(f"--input_dir {input_dir} holds no *test*.hdf5 files: give an `encode --pack` "
@@ -75,8 +76,6 @@ def test_files(input_dir: Path):
 
 def check_tokenizer(source, input_dir: Path, first_file) -> None:
     """One line when the data was encoded with another tokenizer than the model's."""
-    from trainer.data.vocabulary import data_tokenizer, load_spec
-
     data = data_tokenizer(input_dir, first_file)
     if data is None or source.tokenizer is None:
         return
@@ -89,10 +88,6 @@ def check_tokenizer(source, input_dir: Path, first_file) -> None:
 
 def run(model_dir, input_dir, max_rows: int = 500, batch_tokens: int = 16384, device: str = "cpu") -> dict:
     """The context evaluation's figures ({} when the rows hold no long segment)."""
-    import torch
-
-    from trainer.runtime.distributed import DistEnv
-
     shards = test_files(input_dir)
     model, width, source, unpad = load_model(model_dir, device, shards[0].seq_len)
     check_tokenizer(source, Path(input_dir), shards[0].path)
@@ -110,8 +105,6 @@ def main(argv=None) -> int:
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     p.add_argument("--json", type=Path, default=None, help="write the figures here")
     a = p.parse_args(argv)
-    from trainer.errors import TrainError
-
     try:
         res = run(a.model, a.input_dir, a.max_rows, a.batch_tokens, a.device)
     except (ValueError, TrainError, OSError) as exc:

@@ -15,6 +15,9 @@ import os
 import re
 import sys
 import time
+from pathlib import Path
+
+from common.os_errors import os_error_message
 
 ERROR_FILE_ENV = "TORCHELASTIC_ERROR_FILE"
 # Under torchrun, ranks other than 0 wait this long before they report: a mistake in the flags
@@ -51,9 +54,6 @@ def show_error(message: str) -> None:
 
 def os_fault_line(exc: OSError, args) -> str:
     """The one line for an OSError of the run: a shard under --input_dir or an output file."""
-    from pathlib import Path
-
-    from common.os_errors import os_error_message
 
     file = Path(str(exc.filename or "")).resolve()
     folders = args.input_dir.values() if isinstance(args.input_dir, dict) else [args.input_dir]

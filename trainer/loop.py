@@ -34,18 +34,18 @@ from trainer.build import (
     sampling_phases,
 )
 from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
-from trainer.checkpoint.layout import DS_TAG
+from trainer.checkpoint.layout import DS_TAG, MODEL_CONFIG
 from trainer.checkpoint.save import model_state, read_for_resume, save_checkpoint
 from trainer.checkpoint.space import check_checkpoint_space, checkpoint_bytes
-from trainer.context import phase_context
+from trainer.context import phase_evaluation
 from trainer.errors import TrainError
-from trainer.evaluation import eval_line, eval_size_warning, evaluate, evaluate_languages
+from trainer.evaluation import eval_line, eval_size_warning, evaluate_languages
 from trainer.models import get_family
 from trainer.plan import RunPlan
 from trainer.runtime.budget import plan_budget
 from trainer.runtime.distributed import init_distributed
 from trainer.runtime.logs import MetricsLogger, setup_logging
-from trainer.runtime.output_dir import copy_vocab, prepare_output_dir, write_run_info
+from trainer.runtime.output_dir import check_resume, copy_vocab, prepare_output_dir, write_run_info
 from trainer.start import plan_start
 
 log = logging.getLogger("trainer")
@@ -72,8 +72,12 @@ class Trainer:
         log.info("objective: %s", self.objective())
         self.out = Path(config.output_dir)
         latest = prepare_output_dir(config, env.is_main)
+        # the model's config as the run starts it, before a phase sets its RoPE θ on the model (in
+        # place; the phases' θ are the plan's to check): model_config.json's, and a resume's
+        self.model_config_record = family.config_dict(self.model_config)
+        check_resume(latest, self.out, config, env.world_size, self.model_config_record, self.start.spec)
         env.barrier()
-        self.vocab_size = copy_vocab(config.vocab_file, family.vocab_size(self.model_config), self.out,
+        self.vocab_size = copy_vocab(self.start.spec, family.vocab_size(self.model_config), self.out,
                                      write=env.is_main)
         self.model = build_model(config, family, self.start, env,
                                  init_weights=(config.phase == 2 or config.init_from is not None)
@@ -116,8 +120,7 @@ class Trainer:
             self.data.load_state_dict(loader_state)
         if self.plan.phased and phase.thetas:
             module = self.engine.module if self.engine is not None else self.model
-            self.family.set_rope_thetas(module, phase.thetas)
-            # what checkpoints record (the model's own config is a copy where it unpads)
+            self.family.set_rope_thetas(module, phase.thetas)   # and what checkpoints record:
             self.model_config = self.family.with_rope_thetas(self.model_config, phase.thetas)
         if self.pacer is not None:
             self.pacer.start_window(self.step, k, self.env)
@@ -166,7 +169,7 @@ class Trainer:
         weights = functools.partial(model_state, self.model, self.engine, self.config.precision)
         path = save_checkpoint(self.out, self.step, self.env,
                                meta={"phase": self.phase,
-                                     "bert_config": self.family.config_dict(self.model_config),
+                                     MODEL_CONFIG: self.family.config_dict(self.model_config),
                                      "model_type": self.family.name,
                                      "max_steps": self.config.max_steps, "end_step": self.plan.end,
                                      **({"export_class": self.start.export_class}
@@ -191,7 +194,8 @@ class Trainer:
             self.scheduler.load_state_dict(state["scheduler"])
             self.scaler.load_state_dict(state["scaler"])
         if "plan" in state:   # (checkpoints before phases: the plan of their max_steps)
-            self.plan.load_state_dict(state["plan"])
+            if changed := self.plan.load_state_dict(state["plan"]):
+                log.info(changed)
         if self.pacer is not None and "budget" in state:
             self.pacer.load_state_dict(state["budget"])
             self.pacer.replan = self.config.budget_replan
@@ -269,7 +273,7 @@ class Trainer:
             "sampling_schedule": [{"alpha": a, "start_step": s} for a, s in sampling_phases(c)]}
         if self.plan.phased:   # each phase's settings and planned steps
             mix["phase_plan"] = self.plan.steps()
-        write_run_info(self.out, c, self.family.config_dict(self.model_config), **mix,
+        write_run_info(self.out, c, self.model_config_record, step=self.step, **mix,
                        world_size=self.env.world_size, precision=c.precision, phase=self.phase,
                        global_batch_size=phase.train_batch_size * c.gradient_accumulation_steps
                        * self.env.world_size,
@@ -380,13 +384,9 @@ class Trainer:
         """Evaluate on the held-out shards, log it (and, once, when they are too few)."""
         module = self.engine.module if self.engine is not None else self.model
         codes = [lang.code for lang in self.languages]
-        if self.languages:   # each language's test shards apart; the overall: their mean
-            ev = evaluate_languages(module, self.languages, self.config, self.env, self.forward)
-        else:   # a phase's rows in its batches unless --eval_batch_size says; long rows: context too
-            phase = self.phases[self.phase_index]
-            ev = evaluate(module, self.shards.test, self.config.replace(
-                eval_batch_size=phase.eval_batch_size), self.env, self.forward)
-            ev.update(phase_context(module, phase, self.config, self.env, self.forward))
+        # each language's test shards apart (the overall: their mean), else the phase's (trainer/context.py)
+        ev = (evaluate_languages(module, self.languages, self.config, self.env, self.forward) if self.languages
+              else phase_evaluation(module, self.phases[self.phase_index], self.config, self.env, self.forward))
         metrics.log(self.step, ev, prefix="eval")
         log.info(eval_line(self.step, ev, codes))
         tests = [(f"{lang.code}: ", ev[f"eval_instances/{lang.code}"], lang.shards.test)

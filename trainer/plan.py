@@ -138,8 +138,10 @@ class RunPlan:
         return {"starts": list(self.starts), "shape": self.shape.state_dict(), "phased": self.phased,
                 "replans": [dict(r) for r in self.replans], "phases": self.identity()}
 
-    def load_state_dict(self, state: dict) -> None:
-        """A checkpoint's plan; its phases must be this run's (one line otherwise)."""
+    def load_state_dict(self, state: dict) -> str | None:
+        """A checkpoint's plan; its phases must be this run's (one line otherwise). A run of one
+        phase resumed with another --max_steps (and no budget) keeps this run's plan, as the
+        schedule followed --max_steps before plans were checkpointed: returns the log line."""
         if state["phased"] != self.phased:
             raise TrainError("the checkpoint was written by a run " + ("of --phases" if state["phased"] else
                              "without --phases") + ": resume it " + ("with the same --phases" if state["phased"]
@@ -150,6 +152,14 @@ class RunPlan:
             raise TrainError(f"the phases changed since the checkpoint ({said(state['phases'])} then; "
                              f"{said(self.identity())} now): resume with the same --phases, or start "
                              "a new --output_dir")
+        planned, now = state["shape"]["end"], self.shape.end
+        if not state["replans"] and planned != now:   # --max_steps changed (a budget's plan is its own)
+            if self.phased:
+                raise TrainError(f"the checkpoint's phases were planned for --max_steps {planned}, not "
+                                 f"{now}: resume with --max_steps {planned}, or start a new --output_dir")
+            return (f"--max_steps {now} is not the {planned} the checkpoint was planned for: the "
+                    f"schedule is now planned for {now} steps")
         self.starts = list(state["starts"])
         self.shape.load_state_dict(state["shape"])
         self.replans = [dict(r) for r in state["replans"]]
+        return None

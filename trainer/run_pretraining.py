@@ -45,8 +45,9 @@ Usage:
 Every flag is also a key of the JSON --config_file (the command line wins); see --help.
 `--train_batch_size` is per rank and micro-step: the global batch is
 train_batch_size x gradient_accumulation_steps x ranks.
-Writes to output_dir: hparams.json (the resolved config), bert_config.json, vocab.txt +
-tokenizer_config.json, train_log.jsonl, tensorboard/, git_diff.patch (if the checkout is dirty)
+Writes to output_dir: hparams.json (the resolved config, at the run's first start; each resume
+appends a line to resumes.jsonl), model_config.json, the tokenizer (vocab.txt +
+tokenizer_config.json, or its kind's files), train_log.jsonl, tensorboard/, git_diff.patch (if the checkout is dirty)
 and checkpoints/ckpt_{step:08d}/ (see trainer/checkpoint/layout.py). Bad input ends with one
 `Error: ...` line and exit status 1; under torchrun rank 0 prints it and torchrun's closing
 summary repeats it (trainer/errors.py). So does a fault of the OS (a full or read-only disk,
@@ -67,6 +68,7 @@ dir) trainer/runtime/.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 if __package__ in (None, ""):  # run by path: the repo root importable instead of this folder,
@@ -91,8 +93,6 @@ def interrupted() -> bool:
 
 
 def main(argv=None) -> int:
-    import signal
-
     before = signal.getsignal(signal.SIGINT)
     if before is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_sigint)   # remember it: a collective may fail first
@@ -111,7 +111,7 @@ def _run(argv) -> int:
         from trainer.config import resolve_config
         from trainer.data.shards import DataError
         from trainer.loop import Trainer
-        from vocab.spec import VocabError
+        from vocab.core.layout import VocabError
 
         user_errors = (ConfigError, TrainError, DataError, CheckpointError, VocabError)
         try:

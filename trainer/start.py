@@ -21,9 +21,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from trainer.checkpoint.files import load_file
+from trainer.checkpoint.layout import CheckpointError
 from trainer.config.init_from import InitSource, open_init_source
 from trainer.data.vocabulary import data_tokenizer, load_spec
 from trainer.errors import TrainError
+from trainer.models.family import ModelFileError
+from trainer.models.loading import as_model_names, fit_weights, read_weight_files
+from trainer.models.vocab_transfer import plan_transfer, transfer_rows
+from vocab.core.layout import VocabError
 
 log = logging.getLogger("trainer")
 
@@ -31,7 +37,7 @@ log = logging.getLogger("trainer")
 @dataclass(frozen=True)
 class Start:
     model_config: object               # the family's config the model is built from
-    spec: object | None                # the run's tokenizer (VocabSpec / TokenizerSpec)
+    spec: object | None                # the run's tokenizer (of its kind: vocab/kinds), loaded once
     source: InitSource | None = None   # --init_from
     source_config: object | None = None   # --init_from's config, before the run's tokenizer
     old_spec: object | None = None     # --init_from's tokenizer, when the vocabulary is adapted
@@ -39,13 +45,12 @@ class Start:
 
 
 def plan_start(config, family) -> Start:
-    """The model config and the tokenizers of the run (see the module docstring)."""
-    from vocab.spec import VocabError
-
-    source = open_init_source(config.init_from) if config.init_from else None
+    """The model config and the tokenizers of the run (see the module docstring): each opened
+    once, here (--init_from's source was opened when the config was resolved)."""
+    source = config.init_source or (open_init_source(config.init_from) if config.init_from else None)
     try:
         if source is None:
-            model_config = family.read_config_file(config.bert_config)
+            model_config = family.read_config_file(config.model_config)
         else:
             model_config = family.read_config(source.config, source=f"--init_from {source.path}")
     except ValueError as exc:
@@ -79,7 +84,7 @@ def _for_tokenizer(config, family, model_config, spec, source: InitSource | None
     if spec.size > rows:
         if source is None:
             raise TrainError(f"--vocab_file {config.vocab_file} has {spec.size} tokens but the model's "
-                             f"vocab_size is {rows}: set vocab_size >= {spec.size} in --bert_config")
+                             f"vocab_size is {rows}: set vocab_size >= {spec.size} in --model_config")
         raise TrainError(f"--vocab_file {config.vocab_file} has {spec.size} tokens but --init_from "
                          f"{source.path}'s model has {rows} rows (vocab_size): pass the model's own "
                          "tokenizer, or put it in the model's folder to adapt the vocabulary to this one")
@@ -119,12 +124,6 @@ def check_data_tokenizer(config, start: Start, shards, languages=()) -> None:
 def load_init_weights(model, family, start: Start, seed: int, new_token_init: str = "pieces") -> None:
     """--init_from's weights into `model` (built from start.model_config, randomly initialised):
     a new vocabulary's rows transferred, what was loaded, fresh and left out logged."""
-    from trainer.checkpoint.files import load_file
-    from trainer.checkpoint.layout import CheckpointError
-    from trainer.models.family import ModelFileError
-    from trainer.models.loading import as_model_names, fit_weights, read_weight_files
-    from trainer.models.vocab_transfer import plan_transfer, transfer_rows
-
     source = start.source
     try:
         if source.is_run:   # a wiki2bert checkpoint: tensors only (weights_only)
@@ -136,7 +135,7 @@ def load_init_weights(model, family, start: Start, seed: int, new_token_init: st
             plan = plan_transfer(start.old_spec, start.spec, pieces=new_token_init == "pieces")
             state = transfer_rows(state, family.vocab_rows, plan, seed)
             log.info("vocabulary adapted from --init_from's %s tokenizer to --vocab_file's %s: %s",
-                     start.old_spec.kind, start.spec.kind, plan.summary())
+                     start.old_spec.piece_model, start.spec.piece_model, plan.summary())
         state = family.move_rows(state, start.source_config, start.model_config)
         state, extended = family.extend_position_rows(state, start.model_config)   # --max_position_embeddings
         if extended:

@@ -22,13 +22,14 @@ import gc
 import itertools
 import logging
 import os
+import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from .errors import StageError
-from .executor import Ready
+from .jobs import Ready
 from .os_errors import is_data_error, name_the_file
 
 CONNECT_TIMEOUT_S = 10  # Dask waits 30 s by default, retrying noisily
@@ -63,8 +64,6 @@ def quiet_dask_logs() -> None:
 def _probe(address: str) -> None:
     """A refused or unroutable TCP address fails here at once (Dask itself retries until its
     timeout); other protocols are left to Dask."""
-    import socket
-
     from distributed.comm import parse_address
     from distributed.comm.addressing import parse_host_port
 
@@ -81,8 +80,6 @@ def _call(func: Callable[[Any], Any], arg: Any, cwd: str) -> Any:
         try:
             os.chdir(cwd)
         except OSError:
-            import socket
-
             raise StageError(f"the client's working directory {cwd} does not exist on the worker "
                              f"on {socket.gethostname()}: the data must be at the same path on "
                              "every machine (docs/cluster.md)") from None
@@ -90,7 +87,6 @@ def _call(func: Callable[[Any], Any], arg: Any, cwd: str) -> Any:
         return func(arg)
     except OSError as exc:
         if is_data_error(exc):   # a full disk is that machine's: the client's line says which
-            import socket
 
             exc.where = f"(on the Dask worker on {socket.gethostname()})"
             name_the_file(exc)

@@ -11,7 +11,7 @@ before it are. A `Ready(value)` job is not run: its value passes through in its 
 finished by an earlier run).
 
 `use_scheduler(address)` (the CLI's `--scheduler`, or WIKI2BERT_SCHEDULER) makes every
-make_executor() inside it a Dask executor (pipeline/core/dask_executor.py, imported only then)
+make_executor() inside it a Dask executor (pipeline/core/dask_executor.py, which imports Dask only then)
 with the same contract; the stages' global steps stay in this process. While a Dask client
 lives no local pool is forked (its threads would not survive a fork).
 
@@ -25,32 +25,13 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import os
 import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from .dask_executor import DaskExecutor  # Dask itself is imported only when a cluster starts
+from .jobs import Job, Ready, default_workers  # noqa: F401  (the executor's contract, named here too)
 from .os_errors import name_the_file
-
-
-def default_workers(workers: int | None) -> int:
-    """--workers, or every core this process may use."""
-    if workers is None or workers <= 0:
-        if hasattr(os, "sched_getaffinity"):
-            return max(1, len(os.sched_getaffinity(0)))
-        return max(1, os.cpu_count() or 1)
-    return workers
-
-
-@dataclass(frozen=True)
-class Ready:
-    """A job whose result is already known."""
-
-    value: Any
-
-
-Job = tuple[Callable[[Any], Any], Any] | Ready
 
 
 class LocalExecutor:
@@ -119,8 +100,6 @@ def use_scheduler(address: str, workers: int | None = None) -> Iterator:
     """Within the block, every stage's tasks run on the Dask cluster at `address` (a scheduler
     address or scheduler file; 'local' starts a LocalCluster of `workers` processes). Connects
     at once, so an unreachable scheduler is a StageError before any stage writes."""
-    from .dask_executor import DaskExecutor
-
     global _cluster
     executor = DaskExecutor.start(address, workers)
     outer, _cluster = _cluster, executor

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
+
+from tqdm import tqdm
+
+from common import progress as shown
+from common.progress import DEFAULT_PROGRESS_EVERY, PROGRESS_EVERY_ENV, duration, eta_text  # noqa: F401
 
 log = logging.getLogger("pipeline")
 
-PROGRESS_EVERY_ENV = "WIKI2BERT_PROGRESS_EVERY"
-DEFAULT_PROGRESS_EVERY = 30.0
 _progress_every: float | None = None  # set by `pipeline --progress-every`
 
 
@@ -32,19 +34,11 @@ def set_progress_every(seconds: float | None) -> None:
 
 
 def progress_every() -> float:
-    if _progress_every is not None:
-        return _progress_every
-    try:
-        return float(os.environ.get(PROGRESS_EVERY_ENV, DEFAULT_PROGRESS_EVERY))
-    except ValueError:
-        return DEFAULT_PROGRESS_EVERY
+    return shown.progress_every(_progress_every)
 
 
 def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError):  # replaced or closed stderr
-        return False
+    return shown.stderr_is_terminal()
 
 
 def progress(iterable=None, **kwargs):
@@ -54,21 +48,9 @@ def progress(iterable=None, **kwargs):
     kwargs["disable"] = kwargs.get("disable", False) or quiet
     if not _stderr_is_terminal():
         return PlainProgress(iterable, **kwargs)
-    from tqdm import tqdm
-
     kwargs.setdefault("leave", False)
     kwargs.setdefault("dynamic_ncols", True)
     return tqdm(iterable, **kwargs)
-
-
-def duration(seconds: float) -> str:
-    """40 s, 12 min 05 s, 2 h 03 min."""
-    s = round(seconds)
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min {s % 60:02d} s"
-    return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
 class PlainProgress:
@@ -99,8 +81,8 @@ class PlainProgress:
         if self.total:
             text = (f"{self.desc}: {self._amount(self.n)}/{self._amount(self.total)}{unit} "
                     f"({100 * self.n / self.total:.0f}%), {duration(elapsed)}")
-            if 0 < self.n < self.total:
-                text += f", about {duration(elapsed * (self.total - self.n) / self.n)} left"
+            left = eta_text(self.n, self.total, elapsed)
+            text += f", {left}" if left else ""
             return text
         return f"{self.desc}: {self._amount(self.n)}{unit}, {duration(elapsed)}"
 

@@ -186,6 +186,13 @@ class StageRun:
         info.pop("written_files", None)
         return info
 
+    def once(self, task_id: str, work: Callable[[], dict]) -> dict:
+        """A task of the stage's own process: work()'s record, or the record of an earlier run
+        that finished it (a tokenizer kind's training steps: vocab/kinds/base.py's Steps)."""
+        if not self.task_done(task_id):
+            self.mark_done(task_id, work())
+        return self.task_info(task_id)
+
     def mark_done(self, task_id: str, info: dict | None = None, outputs: Iterable[Path] = ()) -> None:
         """Record a finished task, with those of `outputs` it wrote (they must stay); a task
         that learns its outputs as it goes (ingest's parts) lists them in info["written_files"]."""

@@ -19,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 from .errors import StageError
+from .manifest import read_manifest
 
 WIKIPEDIA = "wikipedia"   # the dump's documents; a name no other source may take
 SEP = "__"
@@ -84,8 +85,6 @@ def plain(counts: dict) -> dict:
 def shard_sources(shard_dir: str | Path, shard_files) -> dict:
     """{source: {"training_documents": n, "test_documents": n}} of `shard_files`, from the
     shard stage's manifest in `shard_dir` ({} when it has no per-source counts)."""
-    from .manifest import read_manifest
-
     manifest = read_manifest(shard_dir) or {}
     names = {Path(f).name for f in shard_files}
     totals: dict[str, Counter] = {}

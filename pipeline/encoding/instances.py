@@ -39,7 +39,7 @@ class Corpus:
     tokens: np.ndarray        # int32, every sentence's ids back to back
     sent_bounds: np.ndarray   # int64 [S+1]: sentence i is tokens[sent_bounds[i]:sent_bounds[i+1]]
     doc_bounds: np.ndarray    # int64 [D+1]: document d is sentences doc_bounds[d]:doc_bounds[d+1]
-    # bool per token: it starts a word (segmenter words, vocab/word_starts.py); None when the
+    # bool per token: it starts a word (segmenter words, vocab/core/word_starts.py); None when the
     # tokenizer gives none (then a word is a piece and its ## pieces)
     word_starts: np.ndarray | None = None
 

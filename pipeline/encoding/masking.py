@@ -12,14 +12,14 @@ group that would overshoot is skipped); each chosen token becomes [MASK] 80% of 
 random real word piece 10%, and stays 10%. Positions are stored ascending, padded with 0.
 Padding of `input_ids` is the vocabulary's pad id (BERT's [PAD] is 0, XLM-R's <pad> 1), and B's
 segment id is the one the tokenizer's post-processor gives a pair's second text (BERT's 1;
-RoBERTa's and XLM-R's 0): any tokenizer with a spec of vocab/spec.py's surface works.
+RoBERTa's and XLM-R's 0): any tokenizer kind works (the interface of vocab/kinds/base.py).
 Two small differences from the reference: `n` counts the non-special tokens (the reference
 counts [CLS] and [SEP] too, which pushes short sequences above the masking rate), and with
 whole-word masking a ## piece at the start of B (left by truncation) does not join the last
 word of A across [SEP].
 
 Scripts without spaces: given the corpus's `word_starts` (segmenter words, one flag per token,
-vocab/word_starts.py), a word is a start and the tokens after it, so a Chinese word of three
+vocab/core/word_starts.py), a word is a start and the tokens after it, so a Chinese word of three
 character tokens is masked whole; the batch then also holds `word_starts` for the HDF5
 (pipeline/encoding/hdf5_format.py), so the trainer's dynamic masking finds the same words.
 """

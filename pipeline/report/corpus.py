@@ -8,6 +8,7 @@ from __future__ import annotations
 from pipeline.text.doc_rules import count_words
 from pipeline.text.language_settings import word_segmenter
 from pipeline.text.quality import MEASURES, measure_corpus
+from vocab.core.segmenters import SegmenterError, load_segmenter
 
 from .figures import bar_chart, histogram
 from .inputs import ReportInputs, sample_documents
@@ -66,7 +67,6 @@ def _segmenter(lang: str):
     name = word_segmenter(lang)
     if name is None:
         return None, None
-    from vocab.segmenters import SegmenterError, load_segmenter
 
     try:
         return name, load_segmenter(name).words

@@ -15,7 +15,8 @@ from pipeline.core.report import human_bytes
 from pipeline.encoding.context import THRESHOLDS
 from pipeline.encoding.hdf5_format import HDF5FormatError, check_file, few_eval_instances, is_packed
 from pipeline.encoding.stats import render, render_segments, statistics
-from vocab.spec import VocabError, load_tokenizer_spec
+from vocab.core.layout import VocabError
+from vocab.kinds import load_tokenizer
 
 from .figures import histogram
 from .page import Section, esc, num, percent, table
@@ -73,7 +74,7 @@ def _one_set(sec: Section, folder: Path, m: dict, lang: str) -> None:
         for f in files[:1]:
             check_file(f)
         recorded = m.get("vocab")   # encode records its vocab.txt or tokenizer folder; the data dir may have moved
-        spec = load_tokenizer_spec(recorded if recorded and Path(recorded).exists() else folder.parent / "vocab")
+        spec = load_tokenizer(recorded if recorded and Path(recorded).exists() else folder.parent / "vocab")
     except (HDF5FormatError, VocabError) as exc:
         sec.warn(f"seq {seq}: {exc}")
         return

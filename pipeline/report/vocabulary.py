@@ -3,7 +3,7 @@ word), a few sentences as the model will see them, the longest pieces, and the v
 characters by script.
 
 Reads vocab/vocab_report.json and vocab.txt; tokenizes a few held-out sentences with the
-tokenizer encode uses (vocab.tokenizer).
+tokenizer encode uses (its kind's words and pieces, vocab/kinds).
 """
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import json
 from collections import Counter, defaultdict
 
 from pipeline.text.doc_rules import script_of
-from vocab.report import MIN_EVAL_SENTENCES, too_small_message, word_pieces
-from vocab.segmenters import SegmenterError
-from vocab.spec import VocabError, VocabSpec, load_tokenizer_spec
+from vocab.core.layout import VocabError
+from vocab.core.segmenters import SegmenterError
+from vocab.kinds import load_tokenizer
+from vocab.reports.quality import MIN_EVAL_SENTENCES, too_small_message
 
 from .figures import bar_chart, histogram
 from .fonts import missing_scripts
@@ -73,7 +74,7 @@ def vocab_section(data: ReportInputs, lang: str) -> Section:
         sec.note("No finished vocab yet: run `pipeline vocab`.")
         return sec
     try:
-        spec = load_tokenizer_spec(folder)
+        spec = load_tokenizer(folder)
     except VocabError as exc:
         sec.warn(str(exc))
         return sec
@@ -86,7 +87,7 @@ def vocab_section(data: ReportInputs, lang: str) -> Section:
         # words as the vocab report counts them: MeCab's, a segmenter's, or BERT's
         segmenter = (data.manifest("vocab") or {}).get("options", {}).get("word_segmenter")
         try:
-            groups = [g for _, g in word_pieces(spec, sentences, segmenter)]
+            groups = [g for _, g in spec.word_pieces(sentences, segmenter)]
         except SegmenterError as exc:
             sec.warn(str(exc))
             return sec
@@ -106,9 +107,8 @@ def vocab_section(data: ReportInputs, lang: str) -> Section:
             f'<p class="sample" lang="{esc(lang)}">' + " · ".join(esc(t) for t in longest) + "</p>")
 
     by_script: dict[str, list[str]] = defaultdict(list)
-    for t in pieces if isinstance(spec, VocabSpec) else ():   # a byte-level piece is no character
-        if len(t) == 1:
-            by_script[script_of(t) if t.isalpha() else "not a letter"].append(t)
+    for t in spec.characters():   # where pieces are text (a byte-level piece is no character)
+        by_script[script_of(t) if t.isalpha() else "not a letter"].append(t)
     scripts = sorted(by_script, key=lambda s: -len(by_script[s]))
     if scripts:
         sec.add(bar_chart(scripts, [len(by_script[s]) for s in scripts],

@@ -14,14 +14,14 @@ DATA_DIR/LANG/hdf5_lower_case_{0,1}_seq_len_{L}_max_pred_{P}_masked_lm_prob_{p}_
 depend only on the seed and the shard's name, whatever --workers.
 
 Scripts without spaces: a MeCab vocab (`pipeline --lang ja vocab`) is tokenized on MeCab words
-(vocab/japanese.py); otherwise, when the language has a word segmenter (ja mecab, zh jieba, th
+(vocab/kinds/mecab.py); otherwise, when the language has a word segmenter (ja mecab, zh jieba, th
 pythainlp; `--word-segmenter` overrides, `none` turns it off), the tokens stay BERT's and the
-segmenter's words give each token a word-start flag (vocab/word_starts.py). Either way
+segmenter's words give each token a word-start flag (vocab/core/word_starts.py). Either way
 `--whole-word-masking` masks whole segmenter words and the files carry the optional
 `word_starts` dataset (docs/hdf5_format.md) for the trainer's masking.
 
 `--tokenizer DIR` encodes with a transformers fast tokenizer (a folder with tokenizer.json:
-WordPiece, byte-level BPE, Unigram/SentencePiece; vocab/hf_tokenizer.py) instead of the vocab
+WordPiece, byte-level BPE, Unigram/SentencePiece; vocab/kinds/fast.py) instead of the vocab
 stage's vocab.txt: its own ids, special tokens and pad id, `<s> A </s> B </s>` where BERT has
 `[CLS] A [SEP] B [SEP]` (B's segment id as its post-processor gives it), a word start per token
 from its word ids (the `word_starts` dataset), the fingerprint of its tokenizer.json as each
@@ -75,12 +75,15 @@ from pipeline.encoding.hdf5_format import (
     maskable_tokens,
     output_folder_name,
 )
+from pipeline.encoding.instances import Corpus, plan_instances
+from pipeline.encoding.masking import Masker
+from pipeline.encoding.packed_file import EmptyShard, merged_bins, packed_summary, write_packed_file
+from pipeline.encoding.writer import InstanceFileWriter, batch_rows
 from pipeline.text.language_settings import word_segmenter as language_segmenter
-from vocab.encoders import shard_encoder
-from vocab.hf_tokenizer import TOKENIZER_JSON, TokenizerSpec, load_tokenizer_spec, tokenizer_suffix
-from vocab.segmenters import CHOICES as SEGMENTER_CHOICES
-from vocab.segmenters import SegmenterError, load_segmenter
-from vocab.spec import VocabError, load_vocab
+from vocab.core.layout import VocabError
+from vocab.core.segmenters import CHOICES as SEGMENTER_CHOICES
+from vocab.core.segmenters import SegmenterError, load_segmenter
+from vocab.kinds import load_tokenizer
 
 log = logging.getLogger("pipeline")
 
@@ -131,8 +134,8 @@ def check_options(max_seq: int, max_pred: int, masked_lm_prob: float, dupe_facto
 
 
 def resolve_vocab(data_dir, lang: str, vocab: str | os.PathLike | None, tokenizer=None):
-    """The spec to encode with: --tokenizer (any tokenizer folder), --vocab, or the vocab
-    stage's folder; a vocab folder holding tokenizer.json and no vocab.txt is a tokenizer."""
+    """The tokenizer to encode with (vocab.kinds): --tokenizer (any tokenizer folder), --vocab,
+    or the vocab stage's folder, whatever its kind."""
     if vocab is not None and tokenizer is not None:
         raise StageError("give --vocab or --tokenizer, not both: --tokenizer takes any "
                          "transformers tokenizer folder, --vocab a vocab.txt or its folder")
@@ -141,15 +144,8 @@ def resolve_vocab(data_dir, lang: str, vocab: str | os.PathLike | None, tokenize
         require_stage_output(vocab_dir, "vocab", option="--vocab")
         vocab = vocab_dir
     try:
-        if tokenizer is not None:
-            spec = load_tokenizer_spec(tokenizer)
-        elif Path(vocab).is_dir() and (Path(vocab) / TOKENIZER_JSON).is_file():
-            spec = load_tokenizer_spec(vocab)
-        else:
-            spec = load_vocab(vocab)
-        spec.require_mlm_tokens()
-        if isinstance(spec, TokenizerSpec):
-            spec.backend()          # a tokenizer.json the Rust library cannot read: one line, here
+        spec = load_tokenizer(tokenizer if tokenizer is not None else vocab)
+        spec.check_usable()          # no mask token, a tokenizer.json Rust cannot read: one line, here
     except VocabError as exc:
         raise StageError(str(exc)) from None
     return spec
@@ -157,7 +153,7 @@ def resolve_vocab(data_dir, lang: str, vocab: str | os.PathLike | None, tokenize
 
 def tokenizer_record(spec) -> dict:
     """What the manifest says of the data's tokenizer (the trainer compares its fingerprint)."""
-    return {"folder": str(spec.folder.resolve()), "kind": spec.kind, "fingerprint": spec.fingerprint,
+    return {"folder": str(spec.folder.resolve()), "kind": spec.piece_model, "fingerprint": spec.fingerprint,
             "size": spec.size, "pad_id": spec.pad_id}
 
 
@@ -171,14 +167,6 @@ def joint_vocab_record(spec) -> dict | None:
             "sampling_alpha": o.get("sampling_alpha"), "name": joint_name(o.get("languages") or ())}
 
 
-def _tokenizer_inputs(spec) -> list[Path]:
-    """The vocabulary's files that the stage's input fingerprint covers."""
-    if isinstance(spec, TokenizerSpec):
-        names = (TOKENIZER_JSON, "tokenizer_config.json", "special_tokens_map.json")
-        return [spec.folder / n for n in names if (spec.folder / n).is_file()]
-    return [spec.vocab_file] + [p for p in [spec.vocab_file.parent / "tokenizer_config.json"] if p.is_file()]
-
-
 # ---------------------------------------------------------------------------------------------
 # One shard
 
@@ -189,19 +177,13 @@ def encode_shard(shard: Path, out_file: Path, spec, *, max_seq: int, max_pred: i
                  pack: bool = False, spill_dir: Path | None = None) -> dict:
     """Encode one shard into one HDF5 file (written atomically); returns its counts. Packed
     rows spill the shard's ids to `spill_dir` (default: beside `out_file`)."""
-    # Imported here, not at the top: `pipeline --help` and the other stages need none of it.
-    from pipeline.encoding.instances import Corpus, plan_instances
-    from pipeline.encoding.masking import Masker
-    from pipeline.encoding.packed_file import EmptyShard, write_packed_file
-    from pipeline.encoding.writer import InstanceFileWriter, batch_rows
-
     empty = StageError(f"shard {shard} holds no sentences (empty): remove it or rerun "
                        "`pipeline shard`")
     task_seed = shard_seed(seed, shard.stem)
-    # only for a transformers tokenizer: files of a vocab.txt stay byte for byte what they were
-    attrs = {TOKENIZER_ATTR: spec.fingerprint} if isinstance(spec, TokenizerSpec) else {}
+    # only where the kind says so: files of a vocab.txt stay byte for byte what they were
+    attrs = {TOKENIZER_ATTR: spec.fingerprint} if spec.records_in_data else {}
     try:
-        encoder = shard_encoder(spec, word_segmenter)
+        encoder = spec.encoder(word_segmenter)
         if pack:
             return write_packed_file(
                 shard, out_file, encoder, spec, task_seed, max_seq=max_seq, max_pred=max_pred,
@@ -270,8 +252,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
         if s.stat().st_size == 0:
             raise StageError(f"shard {s} is empty: remove it or rerun `pipeline shard`")
     spec = resolve_vocab(data_dir, lang, vocab, tokenizer)
-    is_tokenizer = isinstance(spec, TokenizerSpec)
-    segmenter = "mecab" if spec.word_tokenizer == "mecab" else language_segmenter(lang, word_segmenter)
+    segmenter = spec.word_segmenter(language_segmenter(lang, word_segmenter))
     if segmenter is not None:
         try:
             load_segmenter(segmenter)   # a missing package: one line, before any work
@@ -282,7 +263,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
     if joint and lang not in (joint["languages"] or ()):
         log.warning("encode: warning: %s is not one of the languages the joint vocab %s was made "
                     "for (%s)", lang, joint["folder"], ", ".join(joint["languages"] or ()))
-    suffix = (f"_joint-{joint['name']}" if joint else "") + (tokenizer_suffix(spec) if is_tokenizer else "")
+    suffix = (f"_joint-{joint['name']}" if joint else "") + spec.folder_suffix()
     name = output_folder_name(spec.lower_case, max_seq, max_pred, masked_lm_prob, seed,
                               dupe_factor, whole_word_masking, spec.strip_accents, short_seq_prob,
                               packed=pack, tokenizer_suffix=suffix)
@@ -299,11 +280,11 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
     if pack:                    # likewise: pair manifests stay as they were
         options["pack"] = True
         del options["short_seq_prob"]
-    if is_tokenizer:            # and vocab.txt manifests' options too
-        options["tokenizer"] = {"kind": spec.kind, "fingerprint": spec.fingerprint}
+    if spec.records_in_data:    # and vocab.txt manifests' options too
+        options["tokenizer"] = {"kind": spec.piece_model, "fingerprint": spec.fingerprint}
     # packed rows of another layout (a finished run of the encode before) are redone, with a line
     rules = {"packed_layout": PACKED_LAYOUT} if pack else {}
-    run = StageRun("encode", root, options, fingerprint_inputs([in_dir, *_tokenizer_inputs(spec)]), force=force,
+    run = StageRun("encode", root, options, fingerprint_inputs([in_dir, *spec.files]), force=force,
                    workers=workers, expected_bytes=int(HDF5_BYTES_PER_TEXT_BYTE * dupe_factor
                                                        * sum(s.stat().st_size for s in shards)),
                    rules=rules)
@@ -333,8 +314,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
     }
     return run.finish(summary, outputs=outputs,
                       # "vocab": the vocab.txt, or a tokenizer's folder (the trainer reads it)
-                      extra={"shards": infos, "vocab": str((spec.folder if is_tokenizer
-                                                            else spec.vocab_file).resolve()),
+                      extra={"shards": infos, "vocab": str(spec.location.resolve()),
                              "tokenizer": tokenizer_record(spec),
                              "sources": shard_sources(in_dir, shards),
                              **({"joint_vocab": joint} if joint else {}), **packed[1]},
@@ -344,8 +324,6 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
 def packed_figures(infos: list[dict], max_seq: int) -> tuple[dict, dict]:
     """The packed figures of the summary, and of the manifest beside it (the article-length
     histogram, which leaves the shards' records: one is enough)."""
-    from pipeline.encoding.packed_file import merged_bins, packed_summary
-
     summary, bins = packed_summary(infos, max_seq), merged_bins(infos)
     for i in infos:
         i.pop("article_token_bins", None)

@@ -48,6 +48,8 @@ from pipeline.encoding.hdf5_format import PACKED_SUFFIX, is_packed
 from pipeline.encoding.token_rows import DOC_STARTS, has_doc_starts, token_blocks
 from pipeline.text.documents import copies_of, doc_bytes, doc_hash, documents, read_utf8
 from pipeline.text.lineage import FileChain, chain_documents
+from vocab.core.layout import VocabError
+from vocab.kinds import load_tokenizer
 
 FORMATS = ("parquet", "tokens")
 FILE_MB = 128                 # filtered text per Parquet file of articles (one task)
@@ -259,11 +261,9 @@ def _encode_input(data_dir, lang: str, input) -> tuple[Path, dict, list[Path]]:
 
 
 def _tokenizer_of(manifest: dict, root: Path):
-    from vocab.spec import VocabError, load_tokenizer_spec
-
     recorded = manifest.get("tokenizer") or {}
     try:
-        spec = load_tokenizer_spec(manifest["vocab"])
+        spec = load_tokenizer(manifest["vocab"])
     except (VocabError, KeyError, OSError) as exc:
         raise StageError(f"{root}: the tokenizer its encode used cannot be read ({exc}): "
                          "rerun `pipeline encode`") from None
@@ -299,7 +299,7 @@ def _export_tokens(data_dir, lang, workers, input, out: Path, force: bool) -> di
     parts = [{t.arg["split"]: t.arg["output"]} for t in sorted(tasks, key=lambda t: _shard_key(t.arg["file"]))]
     tok_dir = run.output / STATE_DIR / "publish" / "tokenizer"
     shutil.rmtree(tok_dir, ignore_errors=True)
-    spec.save_to(tok_dir, model_max_length=seq_len)
+    spec.save(tok_dir, model_max_length=seq_len, tokenizer_json=True)   # as its kind writes it
     files_out = _publish(run, parts, extra_dirs=("tokenizer",))
     summary = {"rows": rows["training"] + rows["test"], "training_rows": rows["training"],
                "test_rows": rows["test"], "tokens": tokens, "seq_len": seq_len,

@@ -57,7 +57,8 @@ from pipeline.text.doc_rules import (
 from pipeline.text.documents import documents, format_documents, read_utf8
 from pipeline.text.language_settings import word_segmenter as language_segmenter
 from pipeline.text.versions import library_versions, stage_rules
-from vocab.segmenters import CHOICES as SEGMENTER_CHOICES
+from vocab.core.segmenters import CHOICES as SEGMENTER_CHOICES
+from vocab.core.segmenters import SegmenterError, load_segmenter
 
 log = logging.getLogger("pipeline")
 
@@ -79,7 +80,6 @@ def _segment_words(name: str | None):
     """text -> words of the segmenter `name` (None: none); a failure names the package."""
     if name is None:
         return None
-    from vocab.segmenters import SegmenterError, load_segmenter
 
     try:
         return load_segmenter(name).words

@@ -31,7 +31,8 @@ from pipeline.core.registry import stage_dir
 from pipeline.encoding.context import segment_lengths
 from pipeline.encoding.hdf5_format import HDF5FormatError, check_file, packed_layout
 from pipeline.encoding.stats import render, render_segments, statistics
-from vocab.spec import VocabError, load_tokenizer_spec
+from vocab.core.layout import VocabError
+from vocab.kinds import load_tokenizer
 
 
 def encode_manifest(file: Path) -> dict:
@@ -60,7 +61,7 @@ def find_vocab(file: Path, vocab: Path | None, data_dir, lang: str):
     for c in candidates:
         if c.is_file() or (c / "vocab.txt").is_file() or (c / "tokenizer.json").is_file():
             try:
-                return load_tokenizer_spec(c)
+                return load_tokenizer(c)
             except VocabError as exc:
                 raise StageError(str(exc)) from None
     raise StageError(f"no vocab.txt found for {file} (looked in {', '.join(map(str, candidates))}): "

@@ -12,7 +12,7 @@ Usage:
 
 Reads each language's finished DATA_DIR/LANG/filtered/ (and its test shards, the held-out text
 of the report, when the shard stage has finished). Steps, each a resumable task: (1) the joint
-sample (vocab/joint.py): a language's share of the sample ∝ (its share of the sentences)^α,
+sample (vocab/joint/sample.py): a language's share of the sample ∝ (its share of the sentences)^α,
 normalised, exactly, each language's words cut by its own segmenter (ja MeCab, th PyThaiNLP),
 its held-out sentences kept out; (2) sentencepiece on the sample's word counts, or a byte-level
 BPE on its sentences (--model-type bytelevel-bpe); (3) conversion to a WordPiece vocab.txt with
@@ -28,15 +28,13 @@ what encode records when it encodes with this vocab). The same bytes for any --w
 """
 from __future__ import annotations
 
-import json
 import logging
-import os
 import time
 from pathlib import Path
 
 import click
 
-from common.atomic import atomic_open, write_json_atomic
+from common.atomic import write_json_atomic
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import list_text_files
 from pipeline.core.manifest import fingerprint_inputs, read_manifest
@@ -44,28 +42,29 @@ from pipeline.core.options import force_option
 from pipeline.core.registry import joint_dir, stage_dir
 from pipeline.core.runner import StageRun
 from pipeline.text.language_settings import word_segmenter as language_segmenter
-from vocab.bytelevel import ByteLevelError, train_bytelevel_bpe
-from vocab.convert import ConversionError, read_spm_pieces, to_wordpiece
-from vocab.hf_tokenizer import SPECIAL_TOKENS_MAP, TOKENIZER_JSON
-from vocab.joint import LanguageText, draw_joint_sample, format_joint_table, joint_eval_sentences
-from vocab.report import MIN_EVAL_SENTENCES, evaluate_vocab, too_small_message
-from vocab.sample import SampleError, pick_eval_sentences
-from vocab.segmenters import SegmenterError, load_segmenter
-from vocab.settings import MODEL_TYPES, SettingsError, check_options
-from vocab.spec import NUM_SPECIALS, tokenizer_config
-from vocab.train import TrainingError, train_sentencepiece
+from vocab.core.layout import (
+    NUM_SPECIALS,
+    SPECIAL_TOKENS_MAP,
+    TOKENIZER_CONFIG,
+    TOKENIZER_JSON,
+    VOCAB_TXT,
+    TrainingError,
+)
+from vocab.core.segmenters import SegmenterError, load_segmenter
+from vocab.joint.report import format_joint_table
+from vocab.joint.sample import LanguageText, draw_joint_sample, joint_eval_sentences
+from vocab.kinds import MODEL_TYPES, load_tokenizer, training_kind
+from vocab.kinds.base import TrainingJob
+from vocab.kinds.wordpiece import SPM_MODEL, SPM_VOCAB
+from vocab.reports.quality import MIN_EVAL_SENTENCES, evaluate_vocab, too_small_message
+from vocab.training.sample import SampleError, pick_eval_sentences
+from vocab.training.settings import check_options
 
 log = logging.getLogger("pipeline")
 
-VOCAB_TXT = "vocab.txt"
-SPM_MODEL = "spm.model"
-SPM_VOCAB = "spm.vocab"
-TOKENIZER_CONFIG = "tokenizer_config.json"
 REPORT = "joint_report.json"
 DEFAULT_ALPHA = 0.3
 DEFAULT_INPUT_SENTENCES = 1_000_000
-# sentencepiece keeps <unk> and `▁` among its pieces; neither becomes a vocab.txt line.
-SPM_EXTRA_PIECES = 2
 
 
 def _segmenter(lang: str) -> str | None:
@@ -110,19 +109,20 @@ def build_joint_vocab(data_dir="data", langs=("hr", "sr"), workers=None, output=
     if not 0 <= sampling_alpha <= 1:
         raise StageError(f"--sampling-alpha {sampling_alpha} must be in [0, 1]: 1 keeps the text's "
                          "proportions, 0 gives every language the same share (XLM-R: 0.3)")
-    try:
-        check_options(vocab_size, model_type, input_sentence_size, character_coverage, None)
-    except SettingsError as exc:
+    try:   # a joint vocab's words are BERT's, cut at each language's words: never MeCab's own
+        kind = training_kind(model_type, None)
+        kind.check_training(vocab_size, None, strip_accents, None)
+        check_options(vocab_size, input_sentence_size, character_coverage, None)
+    except TrainingError as exc:
         raise StageError(str(exc)) from None
     texts = [_language_text(data_dir, lang, seed) for lang in langs]
     out = Path(output) if output is not None else joint_dir(data_dir, langs) / "vocab"
-    bytelevel = model_type == "bytelevel-bpe"
     options = {"languages": list(langs), "sampling_alpha": sampling_alpha, "vocab_size": vocab_size,
                "model_type": model_type, "input_sentence_size": input_sentence_size,
                "character_coverage": character_coverage, "seed": seed,
                "lower_case": bool(lower_case), "strip_accents": bool(strip_accents),
                "word_segmenters": {t.lang: t.segmenter for t in texts if t.segmenter}}
-    if bytelevel:   # every byte is a piece: no character coverage
+    if not kind.uses_character_coverage:   # every byte is a piece: no character coverage
         del options["character_coverage"]
     fp = fingerprint_inputs([stage_dir(data_dir, lang, "filter") for lang in langs])
     run = StageRun("joint-vocab", out, options, fp, force=force, workers=workers)
@@ -130,19 +130,13 @@ def build_joint_vocab(data_dir="data", langs=("hr", "sr"), workers=None, output=
         return run.skip()
 
     scan = _scan_step(run, texts, seed, input_sentence_size, sampling_alpha, lower_case,
-                      strip_accents, bytelevel)
-    if bytelevel:
-        if not run.task_done("train"):
-            try:
-                info = train_bytelevel_bpe(run.work_dir / "sample.txt", out, vocab_size, lower_case,
-                                           strip_accents)
-            except ByteLevelError as exc:
-                raise StageError(str(exc)) from None
-            run.mark_done("train", info)
-        size = run.task_info("train")["vocab_size"]
-    else:
-        _train_step(run, out, vocab_size, model_type, character_coverage, seed)
-        size = _convert_step(run, out, vocab_size, lower_case, strip_accents)
+                      strip_accents, kind.keeps_sample_text)
+    job = TrainingJob(run.work_dir, out, vocab_size, model_type, lower_case, strip_accents,
+                      character_coverage, seed, steps=run)
+    try:
+        size = kind.train(job)[0]["vocab_size"]
+    except TrainingError as exc:
+        raise StageError(str(exc)) from None
     if size < vocab_size:
         log.warning("joint-vocab: warning: %s pieces, fewer than --vocab-size %s: the languages have "
                     "too little text for that many", f"{size:,}", f"{vocab_size:,}")
@@ -158,7 +152,7 @@ def build_joint_vocab(data_dir="data", langs=("hr", "sr"), workers=None, output=
 
 
 def _scan_step(run: StageRun, texts, seed, size, alpha, lower_case, strip_accents, keep_text) -> dict:
-    """Task 1: the joint sample (vocab/joint.py); returns its record."""
+    """Task 1: the joint sample (vocab/joint/sample.py); returns its record."""
     if not run.task_done("scan"):
         t0 = time.time()
         try:
@@ -175,38 +169,6 @@ def _scan_step(run: StageRun, texts, seed, size, alpha, lower_case, strip_accent
         info["seconds"] = round(time.time() - t0, 3)
         run.mark_done("scan", info)
     return run.task_info("scan")
-
-
-def _train_step(run: StageRun, out: Path, vocab_size, model_type, coverage, seed) -> None:
-    """Task 2: sentencepiece on the sample's word counts."""
-    if run.task_done("train"):
-        return
-    work = run.work_dir
-    try:
-        model = train_sentencepiece(work / "sample.tsv", work / "spm",
-                                    vocab_size - NUM_SPECIALS + SPM_EXTRA_PIECES, model_type,
-                                    coverage, seed)
-    except TrainingError as exc:
-        raise StageError(str(exc)) from None
-    os.replace(work / "spm.vocab", out / SPM_VOCAB)
-    os.replace(model, out / SPM_MODEL)
-    run.mark_done("train", {})
-
-
-def _convert_step(run: StageRun, out: Path, vocab_size, lower_case, strip_accents) -> int:
-    """Task 3: vocab.txt with every language's characters, the case setting beside it."""
-    if not run.task_done("convert"):
-        try:
-            alphabet = set(json.loads((run.work_dir / "alphabet.json").read_text(encoding="utf-8")))
-            tokens, conv = to_wordpiece(read_spm_pieces(out / SPM_MODEL), alphabet, vocab_size,
-                                        lower_case, strip_accents)
-        except ConversionError as exc:
-            raise StageError(str(exc)) from None
-        with atomic_open(out / VOCAB_TXT) as fh:
-            fh.writelines(t + "\n" for t in tokens)
-        write_json_atomic(out / TOKENIZER_CONFIG, tokenizer_config(lower_case, strip_accents))
-        run.mark_done("convert", conv.as_dict() | {"vocab_size": len(tokens)})
-    return run.task_info("convert")["vocab_size"]
 
 
 def _measure(folder: Path, sentences, source: str, segmenter) -> dict:
@@ -258,9 +220,7 @@ def _report_step(run: StageRun, out: Path, data_dir, texts, scan: dict, options:
 
 
 def _size(out: Path) -> int:
-    from vocab.spec import load_tokenizer_spec
-
-    return load_tokenizer_spec(out).size
+    return load_tokenizer(out).size
 
 
 @click.command("joint-vocab")

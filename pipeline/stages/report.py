@@ -23,6 +23,7 @@ from pathlib import Path
 
 import click
 
+from common.atomic import remove_stale_temporaries
 from pipeline.core.errors import StageError
 from pipeline.core.registry import lang_dir
 
@@ -49,8 +50,7 @@ def write_report_stage(data_dir="data", lang="hu", runs=(), output=None, downstr
             raise StageError(f"--downstream {given} does not exist: give a results.json of the "
                              "fine-tuning CLI or the folder holding it")
     target = Path(output) if output else folder / "report.html"
-    for stale in target.parent.glob(f".{target.name}.*.tmp"):   # what a killed report left
-        stale.unlink()
+    remove_stale_temporaries(target.parent, target.name)   # what a killed report left
     earlier_runs, earlier_downstream = ([], []) if forget_runs else remembered(target)
     runs, downstream = merged(list(runs), earlier_runs), merged(list(downstream), earlier_downstream)
     if earlier_runs or earlier_downstream:

@@ -40,6 +40,7 @@ from pipeline.core.os_errors import reported
 from pipeline.core.registry import joint_dir, pipeline_stages, stage_dir
 from pipeline.core.sources import parse_pairs, parse_weights
 from pipeline.encoding.hdf5_format import DUPE_FACTOR
+from pipeline.text.wikipedias import LIST_FILE, close_codes, is_wikipedia
 
 log = logging.getLogger("pipeline")
 
@@ -194,8 +195,6 @@ def parse_dumps(values: tuple[str, ...], langs: tuple[str, ...]) -> dict[str, st
 
 def _check_codes(langs, allow_unknown_lang: bool) -> None:
     """Every code a Wikipedia's (before any stage runs), unless --allow-unknown-lang."""
-    from pipeline.text.wikipedias import LIST_FILE, close_codes, is_wikipedia
-
     for code in langs:
         if not allow_unknown_lang and not is_wikipedia(code):
             near = close_codes(code)

@@ -23,12 +23,12 @@ when present, or --eval, or the held-out slice). Output in DATA_DIR/LANG/vocab/:
 spm.vocab, vocab.txt, tokenizer_config.json, vocab_report.json, manifest.json.
 
 `--model-type bytelevel-bpe`: steps (2)+(3) train a RoBERTa-style byte-level BPE on the sample's
-sentences (vocab/bytelevel.py) into tokenizer.json, tokenizer_config.json, special_tokens_map.json
+sentences (vocab/training/bytelevel.py) into tokenizer.json, tokenizer_config.json, special_tokens_map.json
 (no vocab.txt), which `pipeline encode` takes as a tokenizer. `--compare DIR` trains nothing: it
 measures DIR (any tokenizer folder or vocab.txt) against the finished vocab on the report's
-held-out words (vocab/compare.py), prints the table, writes vocab_compare_NAME.json beside it.
+held-out words (vocab/reports/compare.py), prints the table, writes vocab_compare_NAME.json beside it.
 
-Scripts without spaces (vocab/segmenters.py, the language's "word_segmenter" or
+Scripts without spaces (vocab/core/segmenters.py, the language's "word_segmenter" or
 --word-segmenter): with `mecab` (Japanese) the words are MeCab's, after NFKC, as in the Tohoku
 Japanese BERT, and tokenizer_config.json makes transformers load the folder as its
 BertJapaneseTokenizer; with `jieba` or `pythainlp` the tokens stay BERT's (one per Chinese
@@ -38,16 +38,13 @@ inside words while the tokenizer stays BERT's.
 """
 from __future__ import annotations
 
-import json
 import logging
-import os
-import shutil
 import time
 from pathlib import Path
 
 import click
 
-from common.atomic import atomic_open, atomic_path, write_json_atomic
+from common.atomic import write_json_atomic
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import list_text_files, resolve_output
 from pipeline.core.manifest import fingerprint_inputs, read_manifest, require_stage_output
@@ -55,28 +52,29 @@ from pipeline.core.options import force_option
 from pipeline.core.registry import stage_dir, validate_lang
 from pipeline.core.runner import StageRun
 from pipeline.text.language_settings import word_segmenter as language_segmenter
-from vocab.bytelevel import ByteLevelError, train_bytelevel_bpe
-from vocab.convert import ConversionError, read_spm_pieces, to_wordpiece
-from vocab.hf_tokenizer import SPECIAL_TOKENS_MAP, TOKENIZER_JSON
-from vocab.normalizer import is_vocab_char
-from vocab.report import evaluate_vocab, format_table, too_small_message
-from vocab.sample import HELDOUT_FRACTION, SampleError, draw_sample, pick_eval_sentences, read_sentences
-from vocab.segmenters import CHOICES as SEGMENTER_CHOICES
-from vocab.segmenters import SegmenterError, load_segmenter
-from vocab.settings import MODEL_TYPES, SettingsError, VocabSettings, check_options
-from vocab.spec import NUM_SPECIALS, VocabError, load_tokenizer_spec, tokenizer_config
-from vocab.train import TrainingError, train_sentencepiece
+from vocab.core.layout import (
+    NUM_SPECIALS,
+    SPECIAL_TOKENS_MAP,
+    TOKENIZER_CONFIG,
+    TOKENIZER_JSON,
+    VOCAB_TXT,
+    TrainingError,
+    VocabError,
+)
+from vocab.core.segmenters import CHOICES as SEGMENTER_CHOICES
+from vocab.core.segmenters import SegmenterError, load_segmenter
+from vocab.kinds import MODEL_TYPES, load_tokenizer, training_kind
+from vocab.kinds.base import TrainingJob
+from vocab.kinds.wordpiece import SPM_MODEL, SPM_VOCAB
+from vocab.reports.compare import compare_tokenizers, format_comparison, record_name
+from vocab.reports.quality import evaluate_vocab, format_table, too_small_message
+from vocab.training.sample import HELDOUT_FRACTION, SampleError, draw_sample, pick_eval_sentences, read_sentences
+from vocab.training.settings import VocabSettings, check_options
 
 log = logging.getLogger("pipeline")
 
-SPM_MODEL = "spm.model"
-SPM_VOCAB = "spm.vocab"
-VOCAB_TXT = "vocab.txt"
-TOKENIZER_CONFIG = "tokenizer_config.json"
 REPORT = "vocab_report.json"
 DEFAULT_INPUT_SENTENCES = 1_000_000
-# sentencepiece keeps <unk> and `▁` among its pieces; neither becomes a vocab.txt line.
-SPM_EXTRA_PIECES = 2
 
 
 def _text_files_in(folder: Path, pattern: str = "*.txt") -> list[Path]:
@@ -109,13 +107,12 @@ def _resolve_eval(data_dir, lang, input, eval_path) -> tuple[list[Path], str]:
     return [], ""
 
 
-def _scan(run: StageRun, files, work: Path, seed, sample_size, hold_out, eval_sentences,
-          lower_case, strip_accents, sample_words=None, keep_text=False) -> dict:
-    """Task 1's work: vocab/sample.py's full pass and word counts on the runner's executor."""
+def _scan(run: StageRun, files, work: Path, seed, sample_size, hold_out, eval_sentences, words,
+          keep_text=False) -> dict:
+    """Task 1's work: vocab/training/sample.py's full pass and word counts on the runner's executor."""
     try:
         return draw_sample(run.map, files, work, seed=seed, sample_size=sample_size,
-                           hold_out=hold_out, eval_sentences=eval_sentences, lower_case=lower_case,
-                           strip_accents=strip_accents, sample_words=sample_words,
+                           hold_out=hold_out, eval_sentences=eval_sentences, words=words,
                            **({"keep_text": True} if keep_text else {}))
     except (SampleError, SegmenterError) as exc:
         raise StageError(str(exc)) from None
@@ -139,35 +136,27 @@ def build_vocab(data_dir="data", lang="hu", workers=None, input=None, output=Non
                 from_spm=None, eval_path=None, word_segmenter=None) -> dict:
     """Train (or convert with from_spm) the vocab of `lang`; return the summary dict."""
     lang = validate_lang(lang)
+    segmenter = language_segmenter(lang, word_segmenter)
     try:
-        check_options(vocab_size, model_type, input_sentence_size, character_coverage, from_spm)
-    except SettingsError as exc:
+        kind = training_kind(model_type, segmenter)
+        kind.check_training(vocab_size, from_spm, strip_accents, segmenter)
+        check_options(vocab_size, input_sentence_size, character_coverage, from_spm)
+    except TrainingError as exc:
         raise StageError(str(exc)) from None
     settings = VocabSettings(vocab_size, model_type, input_sentence_size, character_coverage, seed,
                              lower_case, strip_accents, from_spm, resolve_segmenter(lang, word_segmenter))
-    if settings.bytelevel and settings.word_tokenizer:
-        raise StageError("--model-type bytelevel-bpe trains on raw text, not on MeCab words: pass "
-                         "--word-segmenter none, or use --model-type bpe or unigram for a MeCab vocab")
-    if settings.word_tokenizer and strip_accents:
-        raise StageError("--strip-accents does not go with MeCab words (transformers' Japanese "
-                         "tokenizer keeps accents): leave it out, or pass --word-segmenter none")
     files, input_root = _resolve_inputs(data_dir, lang, input, from_spm)
     eval_files, eval_source = _resolve_eval(data_dir, lang, input, eval_path)
     out = resolve_output(data_dir, lang, "vocab", output)
-    options = settings.options(lang, eval_path)
+    options = settings.options(lang, eval_path, character_coverage=kind.uses_character_coverage)
     fp = fingerprint_inputs([p for p in (input_root, eval_path) if p is not None])
     run = StageRun("vocab", out, options, fp, force=force, workers=workers)
     if run.complete:
         return run.skip()
 
-    scan_info = _scan_step(run, settings, files, eval_files, eval_source)
+    scan_info = _scan_step(run, kind, settings, files, eval_files, eval_source)
     _check_sample(scan_info, settings, files, input_root, eval_source)
-    if settings.bytelevel:
-        conv_info = _bytelevel_step(run, settings, out, scan_info)
-        train_seconds = conv_info["seconds"]
-    else:
-        train_seconds = _train_step(run, settings, out, scan_info)
-        conv_info = _convert_step(run, settings, out, has_text=bool(files))
+    conv_info, train_seconds = _train_step(run, kind, settings, out, scan_info, has_text=bool(files))
     report = _report_step(run, settings, out, options, scan_info, conv_info, train_seconds)
     outputs = [out / n for n in (SPM_MODEL, SPM_VOCAB, VOCAB_TXT, TOKENIZER_JSON, TOKENIZER_CONFIG,
                                  SPECIAL_TOKENS_MAP, REPORT) if (out / n).is_file()]
@@ -179,12 +168,10 @@ def compare_vocab(data_dir="data", lang="hu", old=None, output=None, eval_path=N
     """`pipeline vocab --compare OLD`: OLD (any tokenizer folder or vocab.txt) against this
     language's finished vocab on the report's held-out sentences (the test shards or --eval);
     prints the table and writes vocab_compare_NAME.json in the vocab folder."""
-    from vocab.compare import compare_tokenizers, format_comparison, record_name
-
     new_dir = Path(output) if output is not None else stage_dir(data_dir, validate_lang(lang), "vocab")
     require_stage_output(new_dir, "vocab", option="--output")
     try:
-        old_spec, new_spec = load_tokenizer_spec(old), load_tokenizer_spec(new_dir)
+        old_spec, new_spec = load_tokenizer(old), load_tokenizer(new_dir)
     except VocabError as exc:
         raise StageError(f"--compare {old}: {exc}") from None
     eval_files, source = _resolve_eval(data_dir, lang, None, eval_path)
@@ -206,7 +193,7 @@ def compare_vocab(data_dir="data", lang="hu", old=None, output=None, eval_path=N
     return rep
 
 
-def _scan_step(run: StageRun, s: VocabSettings, files, eval_files, eval_source) -> dict:
+def _scan_step(run: StageRun, kind, s: VocabSettings, files, eval_files, eval_source) -> dict:
     """Task 1, the full pass over the input (alphabet, sample, held-out); returns its record."""
     if not run.task_done("scan"):
         t0 = time.time()
@@ -215,8 +202,8 @@ def _scan_step(run: StageRun, s: VocabSettings, files, eval_files, eval_source) 
         if files:
             info = _scan(run, files, work, s.seed, 0 if s.from_spm else s.input_sentence_size,
                          hold_out=not eval_files, eval_sentences=eval_sentences,
-                         lower_case=s.lower_case, strip_accents=s.strip_accents,
-                         sample_words=s.sample_words, keep_text=s.bytelevel)
+                         words=kind.sample_words(s.lower_case, s.strip_accents, s.segmenter),
+                         keep_text=kind.keeps_sample_text)
         else:
             (work / "eval.txt").write_text("".join(x + "\n" for x in eval_sentences), encoding="utf-8")
             info = {"sentences": 0, "eval_sentences": len(eval_sentences), "alphabet": None}
@@ -241,79 +228,18 @@ def _check_sample(scan_info: dict, s: VocabSettings, files, input_root, eval_sou
                      "(one sentence a line, UTF-8)")
 
 
-def _train_step(run: StageRun, s: VocabSettings, out: Path, scan_info: dict) -> float:
-    """Task 2, sentencepiece on exactly the sample drawn (or the --from-spm model copied);
-    returns the seconds it took."""
-    if not run.task_done("train"):
-        t0 = time.time()
-        if s.from_spm is not None:
-            with atomic_path(out / SPM_MODEL) as tmp:
-                shutil.copyfile(s.from_spm, tmp)
-        else:
-            log.info("vocab: training %s on %s words (%s distinct) from %s sentences", s.model_type,
-                     f"{scan_info['sample_words']:,}", f"{scan_info['distinct_words']:,}",
-                     f"{scan_info['sample_sentences']:,}")
-            work = run.work_dir
-            try:
-                model = train_sentencepiece(work / "sample.tsv", work / "spm",
-                                            s.vocab_size - NUM_SPECIALS + SPM_EXTRA_PIECES,
-                                            s.model_type, s.character_coverage, s.seed,
-                                            split_by_script=s.word_tokenizer is None)
-            except TrainingError as exc:
-                raise StageError(str(exc)) from None
-            os.replace(work / "spm.vocab", out / SPM_VOCAB)
-            os.replace(model, out / SPM_MODEL)
-        run.mark_done("train", {"seconds": round(time.time() - t0, 3)})
-    return run.task_info("train")["seconds"]
-
-
-def _bytelevel_step(run: StageRun, s: VocabSettings, out: Path, scan_info: dict) -> dict:
-    """Tasks 2 and 3 of a byte-level BPE: tokenizers' trainer on the sample's sentences, written
-    as a transformers tokenizer folder (vocab/bytelevel.py); returns its record."""
-    if not run.task_done("train"):
-        t0 = time.time()
-        log.info("vocab: training byte-level BPE on %s sentences", f"{scan_info['sample_sentences']:,}")
-        try:
-            info = train_bytelevel_bpe(run.work_dir / "sample.txt", out, s.vocab_size,
-                                       s.lower_case, s.strip_accents)
-        except ByteLevelError as exc:
-            raise StageError(str(exc)) from None
-        run.mark_done("train", info | {"seconds": round(time.time() - t0, 3)})
-    info = run.task_info("train")
-    if info["vocab_size"] < s.vocab_size:
-        log.warning("vocab: warning: %s pieces, fewer than --vocab-size %s: the input has too "
-                    "little text for that many merges", f"{info['vocab_size']:,}", f"{s.vocab_size:,}")
-    return info
-
-
-def _convert_step(run: StageRun, s: VocabSettings, out: Path, has_text: bool) -> dict:
-    """Task 3, the WordPiece vocab.txt and the case setting beside it; returns its record."""
-    if not run.task_done("convert"):
-        try:
-            pieces = read_spm_pieces(out / SPM_MODEL)
-        except ConversionError as exc:
-            raise StageError(str(exc)) from None
-        if has_text:
-            alphabet = set(json.loads((run.work_dir / "alphabet.json").read_text(encoding="utf-8")))
-        else:
-            log.warning("vocab: no input text (no filtered output, no --input): the alphabet "
-                        "comes from the model's pieces only")
-            alphabet = {c for p in pieces for c in p.lstrip("\u2581") if is_vocab_char(c)}
-        try:
-            tokens, conv = to_wordpiece(pieces, alphabet, s.vocab_size, s.lower_case, s.strip_accents,
-                                        word_tokenizer=s.word_tokenizer)
-        except ConversionError as exc:
-            raise StageError(str(exc)) from None
-        with atomic_open(out / VOCAB_TXT) as fh:
-            fh.writelines(t + "\n" for t in tokens)
-        write_json_atomic(out / TOKENIZER_CONFIG, tokenizer_config(s.lower_case, s.strip_accents,
-                                                                   word_tokenizer=s.word_tokenizer))
-        run.mark_done("convert", conv.as_dict() | {"vocab_size": len(tokens)})
-    conv_info = run.task_info("convert")
-    if conv_info["vocab_size"] < s.vocab_size:
-        log.warning("vocab: warning: %s tokens, fewer than --vocab-size %s: the input has too "
-                    "little text for that many pieces", f"{conv_info['vocab_size']:,}", f"{s.vocab_size:,}")
-    return conv_info
+def _train_step(run: StageRun, kind, s: VocabSettings, out: Path, scan_info: dict,
+                has_text: bool) -> tuple[dict, float]:
+    """Tasks 2 and 3: the kind trained on the sample and written into `out` (sentencepiece then
+    vocab.txt, or a byte-level BPE's tokenizer.json: vocab/kinds); (its record, the seconds
+    training took)."""
+    job = TrainingJob(run.work_dir, out, s.vocab_size, s.model_type, s.lower_case, s.strip_accents,
+                      s.character_coverage, s.seed, s.from_spm, has_text, sample=scan_info,
+                      steps=run, log=log)
+    try:
+        return kind.train(job)
+    except TrainingError as exc:
+        raise StageError(str(exc)) from None
 
 
 def _report_step(run: StageRun, s: VocabSettings, out: Path, options: dict, scan_info: dict,

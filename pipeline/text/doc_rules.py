@@ -11,7 +11,7 @@ Words are counted per script: a run of letters/digits with at least one letter i
 scripts that put spaces between words; in CJK, Thai, Lao, Khmer, Myanmar and Tibetan text each
 character counts as a word (otherwise a whole Chinese sentence would be one "word" and the
 rules would reject every document), unless a word segmenter is given (`segment`: text -> words,
-vocab/segmenters.py through the filter stage): then text in those scripts counts its
+vocab/core/segmenters.py through the filter stage): then text in those scripts counts its
 segmenter words that hold a letter.
 
 Usage:
@@ -27,6 +27,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
+
+from .language_settings import language_settings
 
 # Scripts written without spaces between words: one character is one word.
 UNSPACED_RANGES = (
@@ -267,8 +269,6 @@ THRESHOLDS = [f.name for f in fields(FilterSettings) if f.name != "alphabet"]
 
 def default_settings(lang: str) -> FilterSettings:
     """The filter defaults of `lang`: generic ones, updated by its languages/{lang}.json."""
-    from .language_settings import language_settings
-
     own = dict(language_settings(lang)["filter"])
     alphabet = own.pop("alphabet", None)
     fs = replace(FilterSettings(), **{k: v for k, v in own.items() if k in THRESHOLDS})

@@ -30,6 +30,7 @@ from typing import BinaryIO
 from xml.etree import ElementTree as ET
 
 from pipeline.core.errors import StageError
+from pipeline.text.multistream import RangeStatus, read_range
 
 MAGIC = [(b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"), (b"\x1f\x8b", "gz")]
 CHUNK = 1 << 20
@@ -183,7 +184,6 @@ class DumpReader:
         if self.byte_range is None:
             yield from self._parse(self._file_chunks(), b"")
             return
-        from pipeline.text.multistream import RangeStatus, read_range
 
         self.streams = status = RangeStatus()
         start, end, starts = self.byte_range

@@ -24,6 +24,7 @@ import os
 import random
 import re
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from itertools import chain
 from pathlib import Path
 from zipfile import BadZipFile
@@ -358,8 +359,6 @@ def profiles_from_langdetect() -> Profiles:
 
 
 def _cache_key() -> str:
-    from importlib.metadata import version
-
     return f"{version('langdetect')}-{os.stat(PROFILES_DIRECTORY).st_mtime_ns}-{_CACHE_FORMAT}"
 
 

@@ -5,7 +5,7 @@ extra_terminators, single_letter_words, sentence_final) and a "filter" section (
 threshold defaults); anything it
 leaves out comes from the generic defaults here, so every Wikipedia language works without
 a file of its own. A top-level "word_segmenter" names the word segmenter of a script written
-without spaces (vocab/segmenters.py: mecab, jieba, pythainlp); none when absent.
+without spaces (vocab/core/segmenters.py: mecab, jieba, pythainlp); none when absent.
 
 Usage:
     settings = language_settings("uk")
@@ -71,6 +71,6 @@ def language_settings(lang: str) -> dict:
 
 def word_segmenter(lang: str, option: str | None = None) -> str | None:
     """The word segmenter to use for `lang`: `option` (a --word-segmenter value) when given,
-    else the language's own; None for none (the CLI checks names against vocab.segmenters)."""
+    else the language's own; None for none (the CLI checks names against vocab.core.segmenters)."""
     name = option if option is not None else (language_settings(lang)["word_segmenter"] or "none")
     return None if name == "none" else name

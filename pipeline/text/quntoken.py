@@ -17,6 +17,7 @@ Usage:
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -38,8 +39,6 @@ class QuntokenMisaligned(RuntimeError):
 
 @lru_cache(maxsize=1)
 def _binaries() -> list[str]:
-    import importlib.util
-
     spec = importlib.util.find_spec("quntoken")
     if spec is None or not spec.submodule_search_locations:
         raise StageError("quntoken is not installed: `pip install quntoken` (needed for --lang hu), "

@@ -17,6 +17,8 @@ from functools import lru_cache
 from pipeline.core.errors import StageError
 
 from .documents import format_documents
+from .quntoken import QuntokenMisaligned, split_paragraphs
+from .sentence_rules import SentenceSplitter
 
 SPLITTERS = ("auto", "quntoken", "rules")
 QUNTOKEN_LANGS = {"hu"}
@@ -37,8 +39,6 @@ def split_lines(text: str, lang: str, splitter: str, name: str = "",
     """The sentences of each line of `text` (a list per line, empty for a blank one), as
     split_text cuts them."""
     if splitter == "quntoken":
-        from .quntoken import QuntokenMisaligned, split_paragraphs
-
         try:
             return split_paragraphs(text)
         except QuntokenMisaligned as exc:  # never lose text: this file gets the rules instead
@@ -49,8 +49,6 @@ def split_lines(text: str, lang: str, splitter: str, name: str = "",
 
 @lru_cache(maxsize=8)
 def _rules(lang: str, learned: frozenset[str]):
-    from .sentence_rules import SentenceSplitter
-
     return SentenceSplitter.for_language(lang, learned)
 
 

@@ -9,6 +9,7 @@ The list is wikipedias.txt beside this module (from meta.wikimedia.org's List of
 """
 from __future__ import annotations
 
+import difflib
 import functools
 from pathlib import Path
 
@@ -64,8 +65,6 @@ def _edits(a: str, b: str) -> int:
 def close_codes(code: str, n: int = 1) -> list[str]:
     """The Wikipedia codes nearest to `code` (a typo's likely meaning), closest first: one edit
     away (same first letter, then one a prefix of the other, then the same length first), else difflib's nearest."""
-    import difflib
-
     key, codes = _key(code), sorted(_table())
     near = sorted((c for c in codes if _edits(key, c) <= 1),
                   key=lambda c: (c[:1] != key[:1], not (key.startswith(c) or c.startswith(key)),

@@ -70,7 +70,7 @@ def vocab_tokens(text: str, lower_case: bool = False, drop_chars: str = "",
 
     Characters in `drop_chars` get no entry, so words containing them become [UNK].
     """
-    from vocab.tokenizer import make_pre_tokenizer
+    from vocab.core.bert_tokenizer import make_pre_tokenizer
 
     split = make_pre_tokenizer(lower_case=lower_case, strip_accents=strip_accents)
     words = sorted(set(split(text)))
@@ -104,8 +104,8 @@ def write_vocab(folder: Path, tokens: list[str], lower_case: bool | None = None,
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "vocab.txt").write_text("\n".join(tokens) + "\n", encoding="utf-8")
     if lower_case is not None:
-        from vocab.spec import tokenizer_config
+        from vocab.core.layout import bert_tokenizer_config
 
         (folder / "tokenizer_config.json").write_text(
-            json.dumps(tokenizer_config(lower_case, strip_accents)), encoding="utf-8")
+            json.dumps(bert_tokenizer_config(lower_case, strip_accents)), encoding="utf-8")
     return folder

@@ -1,10 +1,13 @@
 """Two fixed CPU training runs whose per-step losses are recorded in tests/trainer/golden/:
 the contract that a refactor of the trainer changes nothing a user sees (the same losses,
-within float rounding). One run per family of the 2019 and the modern recipe:
+within float rounding). One run per model family:
 
 - `bert`: BERT, static masks of sentence pairs, MLM + NSP, LAMB, poly schedule, gradient
   accumulation, dropout on;
-- `modernbert`: ModernBERT on packed rows, dynamic 30% mask-only masking, AdamW, wsd.
+- `modernbert`: ModernBERT on packed rows, dynamic 30% mask-only masking, AdamW, wsd;
+- `roberta`: RoBERTa on packed rows, dynamic masking, AdamW;
+- `xlm-roberta`: XLM-R on the static masks of sentence pairs, MLM only, AdamW, linear schedule;
+- `distilbert`: DistilBERT on packed rows, dynamic whole-word masking, AdamW.
 
     python -m tests.helpers.golden_runs --write    # record anew (only when a change is meant to
                                                    # change the losses: say why in the commit)
@@ -31,6 +34,13 @@ BERT_CONFIG = {"vocab_size": VOCAB, "hidden_size": 32, "num_hidden_layers": 2,
 MODERN_CONFIG = {"vocab_size": VOCAB, "hidden_size": 32, "num_hidden_layers": 3,
                  "num_attention_heads": 2, "intermediate_size": 48, "max_position_embeddings": 64,
                  "global_attn_every_n_layers": 3, "local_attention": 16}
+ROBERTA_CONFIG = {"vocab_size": VOCAB, "hidden_size": 32, "num_hidden_layers": 2,
+                  "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64,
+                  "type_vocab_size": 1}
+DISTIL_CONFIG = {"vocab_size": VOCAB, "dim": 32, "n_layers": 2, "n_heads": 2, "hidden_dim": 64,
+                 "max_position_embeddings": 64}
+MLM_ONLY = dict(no_nsp=True, optimizer="adamw", learning_rate=1e-3, max_steps=10, eval_every=5,
+                checkpoint_every=5)
 
 RUNS = {
     "bert": dict(config=BERT_CONFIG, packed=False, max_pred=5,
@@ -42,6 +52,13 @@ RUNS = {
                                   random_replace_prob=0.0, optimizer="adamw", learning_rate=1e-3,
                                   lr_schedule="wsd", max_steps=10, eval_every=5,
                                   checkpoint_every=5)),
+    "roberta": dict(config=ROBERTA_CONFIG, packed=True, max_pred=10,
+                    flags=dict(model_type="roberta", masking="dynamic", **MLM_ONLY)),
+    "xlm-roberta": dict(config=ROBERTA_CONFIG, packed=False, max_pred=5,
+                        flags=dict(model_type="xlm-roberta", lr_schedule="linear", **MLM_ONLY)),
+    "distilbert": dict(config=DISTIL_CONFIG, packed=True, max_pred=10,
+                       flags=dict(model_type="distilbert", masking="dynamic", whole_word_masking=True,
+                                  **MLM_ONLY)),
 }
 
 

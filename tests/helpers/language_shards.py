@@ -15,12 +15,12 @@ from tests.helpers.synthetic_shards import write_shard
 
 def write_encode_manifest(folder: Path, vocab) -> None:
     """The encode manifest's tokenizer record of `vocab` (a vocab.txt or its folder)."""
-    from vocab.spec import load_tokenizer_spec
+    from vocab.kinds import load_tokenizer
 
-    spec = load_tokenizer_spec(vocab)
+    spec = load_tokenizer(vocab)
     (Path(folder) / "manifest.json").write_text(json.dumps({
         "stage": "encode", "vocab": str(Path(spec.vocab_file).resolve()),
-        "tokenizer": {"folder": str(spec.folder.resolve()), "kind": spec.kind,
+        "tokenizer": {"folder": str(spec.folder.resolve()), "kind": spec.piece_model,
                       "fingerprint": spec.fingerprint, "size": spec.size, "pad_id": spec.pad_id}}),
         encoding="utf-8")
 

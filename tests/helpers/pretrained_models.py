@@ -63,9 +63,9 @@ def save_model(folder: Path, cls_name: str, tok: Path, seed: int = 0) -> Path:
     import torch
     import transformers
 
-    from vocab.spec import load_tokenizer_spec
+    from vocab.kinds import load_tokenizer
 
-    spec = load_tokenizer_spec(tok)
+    spec = load_tokenizer(tok)
     _, config_name, keys = MODELS[cls_name]
     ids = dict(pad_token_id=spec.pad_id, bos_token_id=spec.cls_id, eos_token_id=spec.sep_id)
     if config_name == "ModernBertConfig":
@@ -117,9 +117,10 @@ def write_tokenized_shards(root: Path, tok: Path, seq_len: int = 32, max_pred: i
 
     from pipeline.encoding.hdf5_format import TOKENIZER_ATTR
     from tests.helpers.synthetic_shards import write_shard
-    from vocab.spec import VocabSpec, load_tokenizer_spec
+    from vocab.kinds import load_tokenizer
+    from vocab.kinds.wordpiece import VocabSpec
 
-    spec = load_tokenizer_spec(tok)
+    spec = load_tokenizer(tok)
     backend = Tokenizer.from_file(str(Path(tok) / "tokenizer.json"))
     folder = Path(root) / f"hdf5_seq_len_{seq_len}_max_pred_{max_pred}"
     rng = np.random.default_rng(seed)
@@ -132,7 +133,7 @@ def write_tokenized_shards(root: Path, tok: Path, seq_len: int = 32, max_pred: i
                 fh.attrs[TOKENIZER_ATTR] = spec.fingerprint
     (folder / "manifest.json").write_text(json.dumps({
         "stage": "encode", "vocab": str(Path(tok).resolve()),
-        "tokenizer": {"folder": str(Path(tok).resolve()), "kind": spec.kind,
+        "tokenizer": {"folder": str(Path(tok).resolve()), "kind": spec.piece_model,
                       "fingerprint": spec.fingerprint, "size": spec.size, "pad_id": spec.pad_id}}),
         encoding="utf-8")
     return folder
@@ -144,9 +145,9 @@ def sample_batch(tok: Path, n: int = 3, seq_len: int = 24, seed: int = 7):
     import torch
     from tokenizers import Tokenizer
 
-    from vocab.spec import load_tokenizer_spec
+    from vocab.kinds import load_tokenizer
 
-    spec = load_tokenizer_spec(tok)
+    spec = load_tokenizer(tok)
     backend = Tokenizer.from_file(str(Path(tok) / "tokenizer.json"))
     texts = [" ".join(doc) for doc in sentences(n_docs=n, seed=seed)]
     ids = torch.full((n, seq_len), spec.pad_id, dtype=torch.long)

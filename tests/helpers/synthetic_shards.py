@@ -3,7 +3,7 @@
 The token stream is learnable (each sentence counts upwards from a random start), so a tiny
 model's loss falls within a few steps; masking follows BERT's 15% / max_pred rule. Dataset
 names and dtypes come from the HDF5 contract (pipeline/encoding/hdf5_format.py), token ids
-from the BERT vocab layout (vocab/spec.py).
+from the BERT vocab layout (vocab/kinds/wordpiece.py).
 
     write_shard("x_training_0.hdf5", num_samples=256, seq_len=32, max_pred=5, vocab_size=200, seed=0)
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.encoding.hdf5_format import DATASETS
-from vocab.spec import bert_specials
+from vocab.core.layout import bert_specials
 
 SPECIALS = bert_specials()  # [PAD], [unused0..98], [UNK], [CLS], [SEP], [MASK]
 FIRST_PIECE = len(SPECIALS)  # the first ordinary word piece

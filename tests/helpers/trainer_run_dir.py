@@ -1,4 +1,4 @@
-"""A trainer output dir built by hand per the trainer's contract (bert_config.json, vocab,
+"""A trainer output dir built by hand per the trainer's contract (model_config.json, vocab,
 checkpoints/ckpt_*/model.pt + meta.json, a half-written .tmp_ckpt_*), for export and fill-mask
 tests."""
 from __future__ import annotations
@@ -25,13 +25,13 @@ def write_vocab(folder: Path, lower_case: bool | None) -> list[str]:
 
 
 def make_run_dir(root: Path, lower_case: bool | None = False, vocab_size=None):
-    """O/ as F's trainer writes it: bert_config.json, vocab, checkpoints/ckpt_*/model.pt+meta."""
+    """O/ as F's trainer writes it: model_config.json, vocab, checkpoints/ckpt_*/model.pt+meta."""
     root.mkdir(parents=True, exist_ok=True)
     tokens = write_vocab(root, lower_case)
     config = BertConfig(vocab_size=vocab_size or len(tokens), hidden_size=32,
                         num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
                         max_position_embeddings=64)
-    (root / "bert_config.json").write_text(json.dumps(config.to_dict()))
+    (root / "model_config.json").write_text(json.dumps(config.to_dict()))
     models = {}
     for step in (10, 20):
         torch.manual_seed(step)
@@ -40,7 +40,7 @@ def make_run_dir(root: Path, lower_case: bool | None = False, vocab_size=None):
         ckpt.mkdir(parents=True)
         torch.save(model.state_dict(), ckpt / "model.pt")
         (ckpt / "meta.json").write_text(json.dumps(
-            {"step": step, "phase": 1, "bert_config": config.to_dict(), "world_size": 1,
+            {"step": step, "phase": 1, "model_config": config.to_dict(), "world_size": 1,
              "format_version": 1}))
         models[step] = model
     # a newer, half-written checkpoint: must be ignored

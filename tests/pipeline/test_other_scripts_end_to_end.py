@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from pipeline.cli import cli
 from tests.helpers.wiki_dump import write_bz2_dump
-from vocab.spec import load_vocab
-from vocab.tokenizer import make_tokenizer
+from vocab.core.bert_tokenizer import make_tokenizer
+from vocab.kinds import load_vocab
 
 SENTENCES = {
     "ja": ["東京は日本の首都であり、世界有数の大都市である。", "人口は約千四百万人で、多くの企業の本社が置かれている。",

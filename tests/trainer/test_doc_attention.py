@@ -120,7 +120,7 @@ def test_two_ranks_train_modernbert_within_documents_and_the_export_reads_a_docu
     assert hf.config._attn_implementation in ("sdpa", "eager")   # transformers' own
     ckpt = out / "checkpoints" / "ckpt_00000006"
     meta = json.loads((ckpt / "meta.json").read_text())
-    ours = FAMILY.build(FAMILY.read_config(meta["bert_config"], "meta.json"), unpad=True, nsp=False)
+    ours = FAMILY.build(FAMILY.read_config(meta["model_config"], "meta.json"), unpad=True, nsp=False)
     ours.load_state_dict(torch.load(ckpt / "model.pt", weights_only=True))
     ours.eval()
     batch = next(eval_batches(find_shards(data).test, 4, 0, 1, unpad=True, within=True))

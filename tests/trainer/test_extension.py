@@ -86,7 +86,7 @@ def test_a_run_extends_the_table_of_a_run_trained_at_64(bert_64, rows, tmp_path,
     assert new.shape[0] == 256
     assert torch.allclose(new, old.repeat(4, 1), atol=1e-6)   # one step at lr 1e-9
     meta = json.loads((ckpt(out) / "meta.json").read_text())
-    assert meta["bert_config"]["max_position_embeddings"] == 256
+    assert meta["model_config"]["max_position_embeddings"] == 256
     assert json.loads((out / "hparams.json").read_text())["max_position_embeddings"] == 256
     assert [r["step"] for r in read_log(out) if "loss" in r] == [1, 2]
 
@@ -159,7 +159,7 @@ def test_modernbert_takes_theta_from_the_flags_beside_init_from(modern_64, rows,
     said = [r.getMessage() for r in caplog.records]
     assert "RoPE θ set by the flags: global_rope_theta 10000 -> 160000" in said
     assert any("max_position_embeddings raised from 64 to 256" in line for line in said)
-    config = json.loads((ckpt(out) / "meta.json").read_text())["bert_config"]
+    config = json.loads((ckpt(out) / "meta.json").read_text())["model_config"]
     assert config["rope_parameters"]["full_attention"]["rope_theta"] == 160000.0
     assert config["global_rope_theta"] == 160000.0 and config["local_rope_theta"] == 10000.0
     assert config["max_position_embeddings"] == 256
@@ -174,8 +174,8 @@ def test_modernbert_takes_theta_from_its_phases_beside_init_from(modern_64, rows
                                  local_rope_theta=5000)]
     argv = argv[:argv.index("--input_dir")] + argv[argv.index("--input_dir") + 2:] + ["--phases", str(phases)]
     assert main(argv) == 0
-    one = json.loads((ckpt(out, 1) / "meta.json").read_text())["bert_config"]["rope_parameters"]
-    two = json.loads((ckpt(out, 2) / "meta.json").read_text())["bert_config"]["rope_parameters"]
+    one = json.loads((ckpt(out, 1) / "meta.json").read_text())["model_config"]["rope_parameters"]
+    two = json.loads((ckpt(out, 2) / "meta.json").read_text())["model_config"]["rope_parameters"]
     assert (one["full_attention"]["rope_theta"], one["sliding_attention"]["rope_theta"]) == (10000.0, 5000.0)
     assert (two["full_attention"]["rope_theta"], two["sliding_attention"]["rope_theta"]) == (80000.0, 5000.0)
 
@@ -189,4 +189,4 @@ def test_a_phase_run_extends_a_learned_table(bert_64, rows, tmp_path, capsys):
     one_error(capsys, argv, tmp_path / "x", "phase 2", "pass --max_position_embeddings 256 beside --init_from")
     assert main(argv + ["--max_position_embeddings", "256"]) == 0
     meta = json.loads((ckpt(tmp_path / "x") / "meta.json").read_text())
-    assert meta["bert_config"]["max_position_embeddings"] == 256
+    assert meta["model_config"]["max_position_embeddings"] == 256

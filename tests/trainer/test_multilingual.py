@@ -40,7 +40,7 @@ def test_a_resumed_run_of_languages_gives_the_uninterrupted_runs_losses(langs, t
     from trainer.export.card import model_card
     from trainer.models import get_family
     from trainer.models.bert_network import BertConfig
-    from vocab.spec import load_vocab
+    from vocab.kinds import load_vocab
 
     kw = dict(gradient_accumulation_steps=2, eval_every=3, max_steps=8, checkpoint_every=3,
               sampling_alpha="0.7,0.3", masking="dynamic", vocab=tiny_vocab)
@@ -164,7 +164,7 @@ def test_a_resume_with_another_schedule_or_other_languages_is_one_line(langs, ti
 def test_a_manifest_with_the_fingerprint_of_the_run_is_accepted(tmp_path, tiny_vocab):
     """The helper writes what encode writes: trainer/data/vocabulary.py reads its fingerprint."""
     from trainer.data.vocabulary import data_tokenizer
-    from vocab.spec import load_vocab
+    from vocab.kinds import load_vocab
 
     write_shard(tmp_path / "xxwiki" / "xxwiki_training_0.hdf5", 4, 8, 2, 200)
     write_encode_manifest(tmp_path, tiny_vocab)

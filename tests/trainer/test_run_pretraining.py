@@ -20,7 +20,7 @@ def test_trains_and_writes_the_output_dir(tiny_shards, tiny_bert_config, tiny_vo
     out = tmp_path / "run"
     assert main(base_args(tiny_shards, tiny_bert_config, out, tiny_vocab, eval_every=4,
                           keep_checkpoints=1, tensorboard=True)) == 0
-    for name in ("hparams.json", "bert_config.json", "vocab.txt", "tokenizer_config.json"):
+    for name in ("hparams.json", "model_config.json", "vocab.txt", "tokenizer_config.json"):
         assert (out / name).is_file(), name
     assert json.loads((out / "tokenizer_config.json").read_text())["do_lower_case"] is False
     hp = json.loads((out / "hparams.json").read_text())
@@ -37,7 +37,7 @@ def test_trains_and_writes_the_output_dir(tiny_shards, tiny_bert_config, tiny_vo
     ckpts = sorted(p.name for p in (out / "checkpoints").iterdir())
     assert ckpts == ["ckpt_00000008"]  # keep_checkpoints=1 removed ckpt_00000004
     meta = json.loads((out / "checkpoints" / "ckpt_00000008" / "meta.json").read_text())
-    assert meta["step"] == 8 and meta["phase"] == 1 and meta["bert_config"]["hidden_size"] == 32
+    assert meta["step"] == 8 and meta["phase"] == 1 and meta["model_config"]["hidden_size"] == 32
     sd = torch.load(out / "checkpoints" / "ckpt_00000008" / "model.pt", weights_only=True)
     assert "cls.predictions.decoder.weight" in sd and "bert.embeddings.word_embeddings.weight" in sd
     # a rerun without --resume_from_checkpoint refuses to mix runs

@@ -164,7 +164,7 @@ def test_shipped_tiny_cpu_config_learns_in_30_steps(tiny_shards, tmp_path):
             str(tiny_shards), "--output_dir", str(out), "--steps_this_run", "30",
             "--eval_every", "0", "--no-tensorboard", "--checkpoint_every", "1000"]
     assert main(argv) == 0
-    vocab = json.loads((out / "bert_config.json").read_text())["vocab_size"]
+    vocab = json.loads((out / "model_config.json").read_text())["vocab_size"]
     last = [r for r in read_log(out) if "mlm_loss" in r][-1]  # mean of steps 21-30
     assert last["step"] == 30
     assert last["mlm_loss"] < math.log(vocab) - 1.0, (last["mlm_loss"], math.log(vocab))

@@ -28,6 +28,9 @@ pytest.importorskip("deepspeed")
 def run(args, shm=False):
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     env.pop("WIKI2BERT_DS_SHM", None)
+    # the op's build is keyed by its sources' paths: one cache per virtualenv, so that worktrees
+    # on one machine do not rebuild it in turn (or wait on each other's lock)
+    env.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(sys.prefix, "torch_extensions"))
     if not shm:
         env["WIKI2BERT_DS_SHM"] = "0"
     res = subprocess.run([sys.executable, str(SCRIPT), *args], env=env, capture_output=True,

@@ -85,9 +85,9 @@ def test_a_run_goes_through_its_phases_and_records_them(straight, phase_dirs, ca
     ckpts = sorted(p.name for p in (out / "checkpoints").iterdir())
     assert ckpts == ["ckpt_00000016", "ckpt_00000018", "ckpt_00000020"]   # --keep_checkpoints 3
     meta = json.loads((out / "checkpoints" / "ckpt_00000020" / "meta.json").read_text())
-    rope = meta["bert_config"]["rope_parameters"]
-    assert rope["full_attention"]["rope_theta"] == 160000.0 and meta["bert_config"]["global_rope_theta"] == 160000.0
-    assert meta["bert_config"]["max_position_embeddings"] == 256
+    rope = meta["model_config"]["rope_parameters"]
+    assert rope["full_attention"]["rope_theta"] == 160000.0 and meta["model_config"]["global_rope_theta"] == 160000.0
+    assert meta["model_config"]["max_position_embeddings"] == 256
 
 
 def test_a_run_stopped_at_a_phase_boundary_resumes_to_the_same_losses(straight, modern_config, tiny_vocab,
@@ -131,6 +131,31 @@ def test_a_phase_changed_before_a_resume_is_refused(straight, modern_config, tin
     assert main(phase_args(other, modern_config, out, tiny_vocab, resume_from_checkpoint=True)) == 1
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Error:")]
     assert len(err) == 1 and "the phases changed since the checkpoint" in err[0], err
+    # the first phase's batch (so the global batch hparams.json records): the plan's line alone
+    text = json.loads(phases.read_text())
+    text[0]["train_batch_size"] = 4
+    other.write_text(json.dumps(text))
+    assert main(phase_args(other, modern_config, out, tiny_vocab, resume_from_checkpoint=True)) == 1
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Error:")]
+    assert len(err) == 1 and "the phases changed since the checkpoint" in err[0], err
+
+
+def test_a_first_phase_with_its_own_batch_and_theta_resumes(phase_dirs, modern_config, tiny_vocab, tmp_path):
+    """The run's record (hparams.json, model_config.json) is its first start's, made in phase 1:
+    a resume compares it with the model config as given and the first phase's global batch, so
+    phase 1's own θ (set on the model in place) and batch are not taken for changes."""
+    phases = write_phases(tmp_path / "phases.json", phase_dirs)
+    text = json.loads(phases.read_text())
+    text[0]["global_rope_theta"] = 20000
+    phases.write_text(json.dumps(text))
+    out = tmp_path / "run"
+    assert main(phase_args(phases, modern_config, out, tiny_vocab, steps_this_run=3)) == 0
+    recorded = json.loads((out / "model_config.json").read_text())
+    assert recorded["rope_parameters"]["full_attention"]["rope_theta"] == 10000.0   # phase 1 sets 20000
+    assert json.loads((out / "hparams.json").read_text())["global_batch_size"] == 8
+    assert main(phase_args(phases, modern_config, out, tiny_vocab, steps_this_run=3,
+                           resume_from_checkpoint=True)) == 0
+    assert [r["step"] for r in read_log(out) if "loss" in r][-1] == 6
 
 
 def run_fails(argv, capsys, out) -> str:
@@ -268,7 +293,7 @@ def test_phases_on_cuda_with_compiled_layers_resume_at_a_boundary(straight, mode
     assert len(a) == len(b) == 20 and all(map(torch.isfinite, torch.tensor(a)))
     torch.testing.assert_close(torch.tensor(b), torch.tensor(a), rtol=2e-2, atol=2e-2)
     meta = json.loads((full / "checkpoints" / "ckpt_00000020" / "meta.json").read_text())
-    assert meta["bert_config"]["rope_parameters"]["full_attention"]["rope_theta"] == 160000.0
+    assert meta["model_config"]["rope_parameters"]["full_attention"]["rope_theta"] == 160000.0
 
 
 def test_phases_of_packed_rows_pass_the_documents_layout_through_and_resume_exactly(

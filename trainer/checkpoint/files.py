@@ -12,6 +12,7 @@ types that state needs allowed.
 """
 from __future__ import annotations
 
+import pickle
 import random
 import re
 from pathlib import Path
@@ -40,8 +41,6 @@ def old_numpy_rng_globals() -> list:
 def load_file(path, extra_globals=(), map_location="cpu"):
     """torch.load(weights_only=True), with one-line CheckpointErrors: a file that holds other
     Python objects (which unpickling could run as code) is refused, never executed."""
-    import pickle
-
     import torch
 
     path = Path(path)
@@ -99,11 +98,11 @@ def load_model_weights(model, path) -> Path:
     unexpected = [k for k in state if k not in ours]
     if missing or unexpected:
         raise CheckpointError(f"{model_file} does not fit the model (missing {missing[:3]}, "
-                              f"unexpected {unexpected[:3]}): use the same --bert_config as phase 1")
+                              f"unexpected {unexpected[:3]}): use the same --model_config as phase 1")
     for name, t in state.items():
         if ours[name].shape != t.shape:
             raise CheckpointError(f"{model_file}: {name} is {tuple(t.shape)}, the model wants "
-                                  f"{tuple(ours[name].shape)}; use the same --bert_config as phase 1")
+                                  f"{tuple(ours[name].shape)}; use the same --model_config as phase 1")
     model.load_state_dict(state)
     return model_file
 

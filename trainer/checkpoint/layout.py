@@ -2,7 +2,7 @@
 
     O/checkpoints/ckpt_{step:08d}/
         model.pt           full model state_dict, Hugging Face names (rank 0)
-        meta.json          {"step", "phase", "bert_config", "model_type", "max_steps",
+        meta.json          {"step", "phase", "model_config", "model_type", "max_steps",
                             "world_size", "format_version"}, and "export_class" where the
                            run exports as another class than its family's own (--init_from
                            of a BertModel: "BertForMaskedLM"; older checkpoints lack it)
@@ -14,6 +14,10 @@
 `is_complete(path)`: a directory is written as .tmp_ckpt_* and only gets its ckpt_* name after
 every rank has written its part, model.pt and meta.json last (trainer/checkpoint/save.py).
 `latest_checkpoint(O)` is what --resume_from_checkpoint continues from.
+
+The model's config is "model_config" in meta.json and model_config.json in the run's folder;
+runs and checkpoints written before the name was the family's own say "bert_config" and
+bert_config.json, and still resume and export: `meta_model_config(meta)`, `model_config_file(run)`.
 """
 from __future__ import annotations
 
@@ -26,6 +30,20 @@ CKPT_ROOT = "checkpoints"
 DS_TAG = "deepspeed"
 TMP_PREFIX = ".tmp_"
 _NAME = re.compile(r"^ckpt_(\d{8,})$")
+MODEL_CONFIG = "model_config"          # meta.json's key and the run's model_config.json
+MODEL_CONFIG_ALIASES = (MODEL_CONFIG, "bert_config")   # the name first, then the old one
+
+
+def meta_model_config(meta: dict) -> dict | None:
+    """The model's config a checkpoint's meta.json (or a run's hparams.json) records, by either name."""
+    found = (meta.get(key) for key in MODEL_CONFIG_ALIASES if isinstance(meta, dict))
+    return next((value for value in found if isinstance(value, dict)), None)
+
+
+def model_config_file(run_dir) -> Path | None:
+    """The run's model_config.json (bert_config.json in runs written before), if there is one."""
+    found = (Path(run_dir) / f"{key}.json" for key in MODEL_CONFIG_ALIASES)
+    return next((p for p in found if p.is_file()), None)
 
 
 class CheckpointError(ValueError):

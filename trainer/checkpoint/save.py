@@ -15,6 +15,7 @@ import logging
 import shutil
 from pathlib import Path
 
+from common.os_errors import as_os_error, os_error_message
 from trainer.checkpoint.files import load_file, old_numpy_rng_globals, rng_state
 from trainer.checkpoint.layout import (
     DS_TAG,
@@ -58,8 +59,6 @@ def _agreed(env, failure: str | None, tmp: Path) -> None:
 def _failure(exc: BaseException, path: Path, tmp: Path, output_dir) -> str:
     """The one line for a write that failed on `path`: an OS fault in words, anything else
     as its type and first line."""
-    from common.os_errors import as_os_error, os_error_message
-
     exc = as_os_error(exc, path)
     newest = latest_checkpoint(output_dir)
     kept = f"{newest.name} is kept" if newest is not None else "no earlier checkpoint exists"

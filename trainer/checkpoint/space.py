@@ -18,6 +18,7 @@ from __future__ import annotations
 import torch
 
 from common.os_errors import DiskSpaceError, check_free_space, free_bytes, human
+from trainer.checkpoint.files import rng_state
 from trainer.checkpoint.layout import latest_checkpoint, list_checkpoints
 from trainer.errors import TrainError
 
@@ -68,8 +69,6 @@ def optimizer_bytes(optimizer) -> int:
 def checkpoint_bytes(model, optimizer, engine, env) -> int:
     """The bytes of this rank's part of a checkpoint (rank 0 also writes model.pt and the
     trainer state; under DeepSpeed every rank writes its partition of the optimizer)."""
-    from trainer.checkpoint.files import rng_state
-
     own = tensor_bytes(rng_state()) + PER_FILE
     if engine is not None:
         try:   # DeepSpeed's ZeRO optimizer: this rank's partition (fp32 weights and moments)

@@ -5,33 +5,15 @@ that says what is wrong and what to do.
 """
 from __future__ import annotations
 
-import json
-
-
-class ConfigError(ValueError):
-    """A bad flag or config file; the message says what is wrong and what to do."""
-
-
-def read_json(path: str, flag: str, missing: str = ""):
-    """The JSON file `path` that `flag` names; one ConfigError when it is missing (+ `missing`),
-    unreadable or not JSON."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"{flag} {path} not found{missing}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{flag} {path} is not valid JSON: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{flag} {path} cannot be read: {exc.strerror or exc}") from None
-
+from trainer.config.errors import ConfigError
+from trainer.config.languages import parse_alpha_schedule, parse_input_dirs
+from trainer.config.phases import check_phase_settings, parse_phases
+from trainer.config.positions import check_position_flags
 
 REQUIRED = ("output_dir",)
 
 
 def validate(args) -> None:
-    from trainer.config.positions import check_position_flags
-
     src = " (on the command line or as \"{}\" in --config_file)"
     _validate_languages(args)
     _validate_phases(args)
@@ -42,12 +24,12 @@ def validate(args) -> None:
         if not getattr(args, key):
             raise ConfigError(f"--{key} is required" + src.format(key))
     init_from = getattr(args, "init_from", None)
-    if not args.bert_config and not init_from:
-        raise ConfigError("--bert_config (or --model_config) is required, unless --init_from gives "
-                          "the model" + src.format("bert_config"))
-    if init_from and args.bert_config:
+    if not args.model_config and not init_from:
+        raise ConfigError("--model_config (or its old name --bert_config) is required, unless --init_from "
+                          "gives the model" + src.format("model_config"))
+    if init_from and args.model_config:
         raise ConfigError(f"--init_from {init_from} gives the model's architecture: leave out "
-                          f"--bert_config/--model_config {args.bert_config}")
+                          f"--model_config {args.model_config}")
     if init_from and (args.phase2 or args.init_checkpoint):
         raise ConfigError("--init_from and --phase2/--init_checkpoint both name the starting weights: "
                           "give one (--init_from also takes a phase-1 run)")
@@ -75,8 +57,6 @@ def validate(args) -> None:
 
 def _validate_languages(args) -> None:
     """--input_dir as one folder or {code: folder}; the --sampling_alpha schedule."""
-    from trainer.config.languages import parse_alpha_schedule, parse_input_dirs
-
     args.input_dir = parse_input_dirs(args.input_dir)
     parse_alpha_schedule(args.sampling_alpha)
     if isinstance(args.input_dir, str) and "sampling_alpha" in getattr(args, "explicit", ()):
@@ -86,8 +66,6 @@ def _validate_languages(args) -> None:
 
 def _validate_phases(args) -> None:
     """--phases read (a file or a config file's list) and checked; it replaces --input_dir."""
-    from trainer.config.phases import check_phase_settings, parse_phases
-
     args.phases = parse_phases(getattr(args, "phases", None))
     if args.phases is None:
         return
@@ -118,7 +96,7 @@ def _validate_masking(args) -> None:
 
 def _validate_recipe(args) -> None:
     """The budget and the schedule (the model family's objective: trainer/config/resolved.py)."""
-    from trainer.runtime.budget import BudgetError, parse_budget
+    from trainer.runtime.budget import BudgetError, parse_budget  # torch: the flags' checks stay torch-free
 
     if args.train_budget is not None:
         try:

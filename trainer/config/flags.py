@@ -8,7 +8,7 @@ The namespace is what the user said; trainer/config/resolved.py turns it into th
 TrainConfig with every default resolved.
 
 Flag names follow NVIDIA's and gpauloski's run_pretraining.py (underscores). A relative
-`bert_config` / `deepspeed_config` / `vocab_file` / `init_from` in a config file is looked up beside that
+`model_config` / `deepspeed_config` / `vocab_file` / `init_from` in a config file is looked up beside that
 file first (so shipped configs work from any directory), then in the working directory.
 """
 from __future__ import annotations
@@ -20,13 +20,16 @@ import re
 import sys
 from pathlib import Path
 
-from trainer.config.checks import ConfigError, read_json, validate
+from trainer.config.checks import validate
+from trainer.config.errors import ConfigError, read_json
 from trainer.config.languages import normalise_alpha
 from trainer.config.phases import parse_phases
 from trainer.config.positions import add_position_flags
 from trainer.models import describe, names
 
-PATH_KEYS = ("bert_config", "deepspeed_config", "vocab_file", "init_from", "phases")
+PATH_KEYS = ("model_config", "deepspeed_config", "vocab_file", "init_from", "phases")
+# the old names of flags (and config-file keys), still taken: --bert_config is --model_config
+ALIASES = {"bert_config": "model_config"}
 
 
 class _Repeated(argparse.Action):
@@ -61,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     a = p.add_argument
     a("--config_file", help="JSON file with any of these keys (underscore names); flags win")
     g = p.add_argument_group("model and data")
-    g.add_argument("--bert_config", "--model_config", dest="bert_config",
+    g.add_argument("--model_config", "--bert_config", dest="model_config",
                    help="model JSON (vocab_size, hidden_size, ...), e.g. trainer/configs/bert_base.json "
                    "or, with --model_type modernbert, trainer/configs/modernbert_base.json; also a "
                    "transformers config.json (new weights of that architecture: the family from its "
@@ -197,8 +200,8 @@ def _check_types(parser, cfg: dict, source: str) -> dict:
         if key.startswith("_"):  # comments
             continue
         action = actions.get(key)
-        if key == "model_config":   # the alias of bert_config
-            key = "bert_config"
+        if key in ALIASES:   # an old name
+            key = ALIASES[key]
             action = actions.get(key)
         if action is None or key in ("config_file", "help", "local_rank"):
             keys = [k for k in actions if k not in ("config_file", "help", "local_rank")]

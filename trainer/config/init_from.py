@@ -19,8 +19,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from trainer.checkpoint.layout import CheckpointError, is_complete, latest_checkpoint, read_meta
-from trainer.config.checks import ConfigError
+from trainer.checkpoint.layout import CheckpointError, is_complete, latest_checkpoint, meta_model_config, read_meta
+from trainer.config.errors import ConfigError
+from trainer.models import DEFAULT, family_of_config, get_family, names
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 # what marks a folder as holding a tokenizer (a slow one is converted, or refused, by vocab/)
@@ -61,8 +62,6 @@ def open_init_source(path) -> InitSource:
 
 
 def _folder_source(p: Path) -> InitSource:
-    from trainer.models import family_of_config, get_family
-
     try:
         config = json.loads((p / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -100,18 +99,16 @@ def _weight_files(p: Path) -> tuple[Path, ...]:
 
 
 def _run_source(p: Path, ckpt: Path) -> InitSource:
-    from trainer.models import DEFAULT, names
-
     try:
         meta = read_meta(ckpt)
     except CheckpointError as exc:
         raise ConfigError(f"--init_from {p}: {exc}") from None
     model_type = meta.get("model_type", DEFAULT)
-    if model_type not in names() or not isinstance(meta.get("bert_config"), dict):
+    if model_type not in names() or meta_model_config(meta) is None:
         raise ConfigError(f"--init_from {p}: {ckpt / 'meta.json'} names no model this trainer knows "
                           f"(model_type {model_type!r}): the checkpoint is damaged or from another version")
     run_dir = ckpt.parent.parent if ckpt.parent.name == "checkpoints" else None
     tokenizer = run_dir if run_dir is not None and any(
         (run_dir / f).is_file() for f in ("vocab.txt", "tokenizer.json")) else None
-    return InitSource(p, model_type, meta["bert_config"], (ckpt / "model.pt",), None,
+    return InitSource(p, model_type, meta_model_config(meta), (ckpt / "model.pt",), None,
                       meta.get("export_class"), tokenizer, is_run=True)

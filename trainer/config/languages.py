@@ -23,7 +23,7 @@ import math
 import re
 from fractions import Fraction
 
-from trainer.config.checks import ConfigError
+from trainer.config.errors import ConfigError
 
 CODE = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 ALPHA_SYNTAX = ("give one exponent (0.3), n exponents for n equal parts of max_steps "

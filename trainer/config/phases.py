@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from trainer.config.checks import ConfigError, read_json
+from trainer.config.errors import ConfigError, read_json
 
 THETA_KEYS = ("rope_theta", "global_rope_theta", "local_rope_theta")
 SHARE_ROUNDING = 1e-3

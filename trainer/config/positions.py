@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from trainer.config.checks import ConfigError
+from trainer.config.errors import ConfigError
 
 THETA_FLAGS = ("rope_theta", "global_rope_theta", "local_rope_theta")
 

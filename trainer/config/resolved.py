@@ -24,16 +24,20 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
-from trainer.config.checks import ConfigError
+from trainer.config.errors import ConfigError
 from trainer.config.init_from import open_init_source
 from trainer.config.phases import check_phase_family, check_theta
 from trainer.config.positions import flag_thetas
+from trainer.errors import TrainError
+from trainer.models import family_of_config, get_family
+from trainer.runtime.ds_settings import deepspeed_settings
+from trainer.runtime.speed import resolve_speed_options
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     # -- model and data (the flags of trainer/config/flags.py, same names) ----------------
-    bert_config: str | None            # None with --init_from (its config.json / meta.json)
+    model_config: str | None           # None with --init_from (its config.json / meta.json)
     model_type: str                    # resolved: --model_type, or the family of --init_from's or
                                        # of a transformers config.json's model_type
     init_from: str | None
@@ -98,11 +102,17 @@ class TrainConfig:
     explicit: tuple[str, ...] = ()
     deepspeed_settings: dict | None = field(default=None)   # handed to deepspeed.initialize
     speed_note: str = ""               # which speed options and why, in one line (logged)
+    init_source: object = field(default=None, compare=False, repr=False)   # --init_from, opened once
 
     @property
     def languages(self) -> dict[str, str]:
         """{code: folder} of a run on several languages (--input_dir LANG=DIR); {} for one folder."""
         return dict(self.input_dir) if isinstance(self.input_dir, dict) else {}
+
+    @property
+    def bert_config(self) -> str | None:
+        """The old name of model_config."""
+        return self.model_config
 
     @property
     def unpadded_rows(self) -> bool:
@@ -118,7 +128,8 @@ class TrainConfig:
 
     def to_dict(self) -> dict:
         """hparams.json's keys: every field (the DeepSpeed settings as handed to DeepSpeed)."""
-        d = dataclasses.asdict(self)
+        d = dataclasses.asdict(dataclasses.replace(self, init_source=None))
+        del d["init_source"]
         d["explicit"] = list(self.explicit)
         return d
 
@@ -126,8 +137,6 @@ class TrainConfig:
 def resolve_model_type(args, source) -> str:
     """The family: --init_from's (a --model_type that contradicts it is one line), else
     --model_type when given, else a transformers config.json's model_type, else the default."""
-    from trainer.models import family_of_config
-
     given = args.model_type if "model_type" in args.explicit else None
     if source is not None:
         if given is not None and given != source.model_type:
@@ -137,20 +146,20 @@ def resolve_model_type(args, source) -> str:
     if given is not None:
         return given
     try:
-        with open(args.bert_config, encoding="utf-8") as fh:
+        with open(args.model_config, encoding="utf-8") as fh:
             d = json.load(fh)
     except (OSError, ValueError, TypeError):
         return args.model_type   # the model JSON's own errors come when it is read
     if not isinstance(d, dict) or "model_type" not in d:
         return args.model_type
     try:
-        return family_of_config(d, f"--model_config {args.bert_config}")
+        return family_of_config(d, f"--model_config {args.model_config}")
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 
 
 FLAG_FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig)
-                    if f.name not in ("explicit", "deepspeed_settings", "speed_note"))
+                    if f.name not in ("explicit", "deepspeed_settings", "speed_note", "init_source"))
 
 
 def resolve_doc_attention(config: TrainConfig, family, packed: bool, marked: bool) -> tuple[TrainConfig, str | None]:
@@ -185,11 +194,7 @@ def resolve_doc_attention(config: TrainConfig, family, packed: bool, marked: boo
 
 def resolve_config(args) -> TrainConfig:
     """The frozen TrainConfig of the parsed (and checked) flags `args`; see the module doc."""
-    from trainer.errors import TrainError
-    from trainer.models import get_family
-    from trainer.runtime.distributed import resolve_device
-    from trainer.runtime.ds_settings import deepspeed_settings
-    from trainer.runtime.speed import resolve_speed_options
+    from trainer.runtime.distributed import resolve_device  # torch: trainer/config stays torch-free (--help)
 
     source = open_init_source(args.init_from) if args.init_from else None
     family = get_family(resolve_model_type(args, source))
@@ -223,5 +228,5 @@ def resolve_config(args) -> TrainConfig:
     flags.update(device=device, precision=precision, torch_compile=torch_compile, unpad=unpad,
                  eval_batch_size=args.eval_batch_size or flags["train_batch_size"])
     return TrainConfig(**flags, explicit=tuple(args.explicit), speed_note=note,
-                       deepspeed_settings=ds.config if ds is not None else None)
+                       deepspeed_settings=ds.config if ds is not None else None, init_source=source)
 

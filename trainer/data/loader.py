@@ -28,9 +28,10 @@ import numpy as np
 from pipeline.encoding.hdf5_format import DATASETS, masked_lm_labels
 from trainer.data.masking import DynamicMasker, MaskingError
 from trainer.data.order import EpochOrder, Piece
-from trainer.data.prefetch import BatchThread, Prefetcher
+from trainer.data.prefetch import PrefetchedBatches, Prefetcher
 from trainer.data.shards import DOC_STARTS, DataError, ShardInfo, read_shard
 from common.os_errors import as_os_error
+from trainer.data.unpadding import host_unpadded
 
 STATE_VERSION = 1
 
@@ -59,8 +60,6 @@ def to_batch(arrays: dict[str, np.ndarray], pin_memory: bool = False, unpad: boo
     if DOC_STARTS in arrays:
         batch[DOC_STARTS] = t(arrays[DOC_STARTS])
     if unpad:
-        from trainer.data.unpadding import host_unpadded
-
         batch["unpadded"] = host_unpadded(batch["input_mask"], batch[DOC_STARTS] if within else None,
                                           pin_memory)
     return batch
@@ -75,7 +74,7 @@ def stack_rows(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in keys}
 
 
-class ShardedTrainData:
+class ShardedTrainData(PrefetchedBatches):
     """Endless micro-batches of this rank's block of each epoch; see the module docstring.
 
     Batches are assembled (and pinned, with `pin_memory`; with `unpad`, where the real tokens
@@ -103,7 +102,6 @@ class ShardedTrainData:
         # index with several languages): dynamic masks are keyed by it
         self.offsets = np.concatenate([[0], np.cumsum(self.order.sizes)[:-1]]).astype(np.int64) + index_base
         self.samples_consumed = 0  # by this rank, over all epochs (batches handed out)
-        self._batches: BatchThread | None = None
 
     # -- position ------------------------------------------------------------------------
     @property
@@ -184,7 +182,7 @@ class ShardedTrainData:
             top = int(arrays["input_ids"].max())
             if top >= self.vocab_size:
                 raise DataError(f"{info.path}: token id {top} >= the model's vocab_size "
-                                f"{self.vocab_size}: use the bert_config whose vocab_size matches "
+                                f"{self.vocab_size}: use the --model_config whose vocab_size matches "
                                 "the vocab.txt the data was encoded with")
         return arrays
 
@@ -233,21 +231,6 @@ class ShardedTrainData:
         finally:
             prefetch.close()
 
-    def __iter__(self) -> Iterator[dict]:
-        self.close()
-        self._batches = BatchThread(self._assemble(self.samples_consumed), self.depth)
-        while True:
-            batch = self._batches.next()
-            self.samples_consumed += self.batch_size
-            yield batch
-
-    def close(self) -> None:
-        if getattr(self, "_batches", None) is not None:
-            self._batches.close()
-            self._batches = None
-
-    def __del__(self):
-        self.close()
 
 
 def eval_batches(shards: Sequence[ShardInfo], batch_size: int, rank: int, world_size: int,

@@ -5,7 +5,7 @@ back the original tokens. `DynamicMasker` restores them and draws new masks, a p
 (seed, epoch, the sample's global index): the same masks for any number of ranks, any batch
 size and after a resume, with no RNG state to save.
 
-    masker = DynamicMasker(load_vocab(vocab_dir), max_pred=20, seed=42, mlm_probability=0.15,
+    masker = DynamicMasker(load_tokenizer(vocab_dir), max_pred=20, seed=42, mlm_probability=0.15,
                            whole_word=False)
     arrays = masker.apply(arrays, epoch=0, sample_index=idx, source=path)   # in place
 
@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from vocab.fast_wordpiece import splitmix64
+from pipeline.encoding.hdf5_format import maskable_tokens
+from trainer.data.vocabulary import encode_vocab, load_spec
+from vocab.core.fast_wordpiece import splitmix64
+from vocab.core.layout import VocabError
 
 CHUNK_ROWS = 4096  # rows masked at once: bounded temporaries whatever the piece size
 _STREAM_CHOICE, _STREAM_KIND, _STREAM_PIECE = 1, 2, 3
@@ -37,25 +40,23 @@ class MaskingError(ValueError):
     give back a valid sequence; the message says which file and what to do."""
 
 
-def build_masker(config, seq_len: int, max_pred: int, packed: bool) -> "DynamicMasker | None":
+def build_masker(config, seq_len: int, max_pred: int, packed: bool, spec=None) -> "DynamicMasker | None":
     """The masker --masking dynamic asks for (None for static), checked before training starts;
-    `packed`: rows of `encode --pack` (one [CLS], no pair's [SEP]s: more maskable tokens)."""
+    `packed`: rows of `encode --pack` (one [CLS], no pair's [SEP]s: more maskable tokens);
+    `spec`: the run's tokenizer, already loaded (else the one encode recorded is read)."""
     if config.masking != "dynamic":
         return None
-    from pipeline.encoding.hdf5_format import maskable_tokens
-    from trainer.data.vocabulary import encode_vocab, load_spec
-    from vocab.spec import VocabError
-
     folders = list(config.input_dir.values()) if isinstance(config.input_dir, dict) else [config.input_dir]
-    vocab = config.vocab_file or next(filter(None, map(encode_vocab, folders)), None)
-    if vocab is None:
-        raise MaskingError(f"--masking dynamic needs the vocab {' and '.join(map(str, folders))} "
-                           "was encoded with (to know the special tokens and the ## pieces): pass "
-                           "--vocab_file")
-    try:
-        spec = load_spec(vocab)
-    except VocabError as exc:
-        raise MaskingError(str(exc)) from None
+    if spec is None:
+        vocab = config.vocab_file or next(filter(None, map(encode_vocab, folders)), None)
+        if vocab is None:
+            raise MaskingError(f"--masking dynamic needs the vocab {' and '.join(map(str, folders))} "
+                               "was encoded with (to know the special tokens and the ## pieces): pass "
+                               "--vocab_file")
+        try:
+            spec = load_spec(vocab)
+        except VocabError as exc:
+            raise MaskingError(str(exc)) from None
     maskable = maskable_tokens(seq_len, packed)
     wanted = round(config.mlm_probability * maskable)
     if wanted > max_pred:

@@ -36,7 +36,7 @@ import numpy as np
 
 from pipeline.encoding.hdf5_format import DATASETS
 from trainer.data.loader import ShardedTrainData, check_doc_attention, stack_rows, to_batch
-from trainer.data.prefetch import BatchThread
+from trainer.data.prefetch import PrefetchedBatches
 from trainer.data.shards import DOC_STARTS, DataError, Shards, find_shards
 
 ROW_KEYS = (*DATASETS, DOC_STARTS)   # what a batch takes of a piece's rows
@@ -187,7 +187,7 @@ class _Cursor:
         self.stream.close()
 
 
-class MixedTrainData:
+class MixedTrainData(PrefetchedBatches):
     """Endless micro-batches mixing several languages; the interface of ShardedTrainData."""
 
     def __init__(self, languages: list[Language], batch_size: int, seed: int, rank: int,
@@ -211,7 +211,6 @@ class MixedTrainData:
                 raise DataError(f"--input_dir {lang.code}={lang.input_dir}: {exc}") from None
             base += lang.num_samples
         self.samples_consumed = 0   # by this rank, over all languages (batches handed out)
-        self._batches: BatchThread | None = None
 
     # -- position ------------------------------------------------------------------------
     @property
@@ -308,21 +307,6 @@ class MixedTrainData:
             for cursor in cursors.values():
                 cursor.close()
 
-    def __iter__(self) -> Iterator[dict]:
-        self.close()
-        self._batches = BatchThread(self._assemble(self.samples_consumed), self.depth)
-        while True:
-            batch = self._batches.next()
-            self.samples_consumed += self.batch_size
-            yield batch
-
-    def close(self) -> None:
-        if getattr(self, "_batches", None) is not None:
-            self._batches.close()
-            self._batches = None
-
-    def __del__(self):
-        self.close()
 
     # -- what the run records --------------------------------------------------------------
     def facts(self) -> dict:

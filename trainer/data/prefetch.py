@@ -3,6 +3,7 @@ current one is consumed, one assembles finished batches ahead of the training th
 
     prefetch = Prefetcher(load, pieces)      # .next() -> (piece, arrays); .close()
     batches = BatchThread(generator, depth)  # .next() -> batch; .close()
+    class Loader(PrefetchedBatches): ...     # __iter__ / close / __del__ over a BatchThread
 
 Both hand an exception raised in their thread to the consumer, and are stopped at exit
 before h5py's own clean-up.
@@ -130,3 +131,28 @@ class BatchThread:
         self._stop.set()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join()
+
+
+class PrefetchedBatches:
+    """The iteration of a training loader whose batches a BatchThread assembles ahead (the one
+    language's loader, trainer/data/loader.py, and the mixture, trainer/data/mixture.py): endless
+    batches from `samples_consumed` on, `close`, and the thread stopped when the loader goes. The
+    loader gives `_assemble(start)`, `batch_size`, `depth` and `samples_consumed`."""
+
+    _batches: BatchThread | None = None
+
+    def __iter__(self) -> Iterator[dict]:
+        self.close()
+        self._batches = BatchThread(self._assemble(self.samples_consumed), self.depth)
+        while True:
+            batch = self._batches.next()
+            self.samples_consumed += self.batch_size
+            yield batch
+
+    def close(self) -> None:
+        if self._batches is not None:
+            self._batches.close()
+            self._batches = None
+
+    def __del__(self):
+        self.close()

@@ -1,8 +1,8 @@
 """The data's tokenizer and the run's: which tokenizer an HDF5 folder was encoded with, and any
 vocabulary the trainer takes (a vocab.txt, or a transformers tokenizer folder with tokenizer.json:
-vocab.spec.load_tokenizer_spec).
+vocab.kinds.load_tokenizer, whatever its kind).
 
-    spec = load_spec(path)                        # VocabSpec / TokenizerSpec; VocabError in one line
+    spec = load_spec(path)                        # the tokenizer (vocab/kinds); VocabError in one line
     data = data_tokenizer(input_dir, first_file)  # DataTokenizer(fingerprint, where) or None
     encode_vocab(input_dir)                       # the vocab (file or folder) encode recorded
 
@@ -18,12 +18,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.encoding.hdf5_format import file_tokenizer_fingerprint
+from vocab.core.layout import VocabError
+from vocab.kinds import load_tokenizer
+
 
 def load_spec(path):
-    """The vocabulary at `path`: VocabSpec (vocab.txt or its folder) or TokenizerSpec."""
-    from vocab.spec import load_tokenizer_spec
-
-    return load_tokenizer_spec(path)
+    """The vocabulary at `path` (a vocab.txt or its folder, a tokenizer folder), of its kind."""
+    return load_tokenizer(path)
 
 
 def _manifest(input_dir) -> dict:
@@ -55,8 +57,6 @@ class DataTokenizer:
 
 def data_tokenizer(input_dir, first_file=None) -> DataTokenizer | None:
     """The tokenizer --input_dir was encoded with (see the module docstring)."""
-    from pipeline.encoding.hdf5_format import file_tokenizer_fingerprint
-
     manifest = _manifest(input_dir)
     record = manifest.get("tokenizer") if isinstance(manifest.get("tokenizer"), dict) else {}
     named = record.get("folder") or manifest.get("vocab")
@@ -64,8 +64,6 @@ def data_tokenizer(input_dir, first_file=None) -> DataTokenizer | None:
     fingerprint = file_tokenizer_fingerprint(first_file) if first_file is not None else None
     fingerprint = fingerprint or record.get("fingerprint")
     if fingerprint is None and isinstance(manifest.get("vocab"), str) and Path(manifest["vocab"]).exists():
-        from vocab.spec import VocabError
-
         try:
             fingerprint = load_spec(manifest["vocab"]).fingerprint
         except VocabError:

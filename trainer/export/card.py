@@ -217,7 +217,10 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
                else f"sequence length {hp.get('seq_len', 'unknown')}")
     head = f"phase {phase}{init}: " if not plan else (f"{init[2:]}: " if init else "")
     batch = _n(hp.get("global_batch_size")) + (" in the first phase" if plan else "")
-    training_row = (f"{head}{_n(meta.get('step'))} steps of {_n(meta.get('end_step', hp.get('max_steps')))}, "
+    # the plan's end (a budget moves it), else the checkpoint's max_steps (a resume may have moved
+    # it: hparams.json keeps the first start's)
+    end = meta.get("end_step", meta.get("max_steps", hp.get("max_steps")))
+    training_row = (f"{head}{_n(meta.get('step'))} steps of {_n(end)}, "
                     f"{lengths}, global batch {batch}, {hp.get('world_size', 'unknown')} ranks, "
                     f"{hp.get('precision', 'unknown')}")
     return f"""---
@@ -241,7 +244,7 @@ trained with wiki2bert on the {wikipedia}.
 | language | `{lang}` |
 | Wikipedia dump | {dump} |
 | corpus | {corpus_row} |
-| vocab | {spec.size:,} {KINDS.get(spec.kind, spec.kind)} tokens, {case} |
+| vocab | {spec.size:,} {KINDS.get(spec.piece_model, spec.piece_model)} tokens, {case} |
 | training | {training_row} |
 | objective | {hp.get('objective', 'unknown')} |{attention_row(hp)}
 | final training loss | {losses} |

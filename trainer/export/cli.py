@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from common.os_errors import os_error_message
 from trainer.export.hf import export
 
 
@@ -37,7 +38,6 @@ def main(argv=None) -> int:
         print(f"Error: {e}", file=sys.stderr)
         return 1
     except OSError as e:      # a full or read-only disk, a permission: which file, what to do
-        from common.os_errors import os_error_message
 
         reading = str(e.filename or "").startswith(str(Path(args.checkpoint_dir)))
         where = "--checkpoint_dir" if reading else "--output"

@@ -21,6 +21,21 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from common.os_errors import DiskSpaceError, check_free_space
+from trainer.checkpoint.layout import (
+    TMP_PREFIX,
+    CheckpointError,
+    is_complete,
+    list_checkpoints,
+    meta_model_config,
+    model_config_file,
+)
+from trainer.export.card import model_card
+from trainer.models import get_family
+from trainer.models.family import ModelFileError
+from vocab.core.layout import VocabError
+from vocab.kinds import load_tokenizer
+
 # Prefixes wrappers add to parameter names (DDP, torch.compile).
 WRAPPER_PREFIXES = ("module.", "_orig_mod.")
 
@@ -30,9 +45,7 @@ class ExportError(ValueError):
 
 
 def find_checkpoint(checkpoint_dir: str | os.PathLike) -> tuple[Path, Path | None]:
-    """(the checkpoint dir to export, the run dir holding vocab.txt/bert_config.json or None)."""
-    from trainer.checkpoint.layout import TMP_PREFIX, is_complete, list_checkpoints
-
+    """(the checkpoint dir to export, the run dir holding its tokenizer and model_config.json, or None)."""
     d = Path(checkpoint_dir)
     if not d.is_dir():
         raise ExportError(f"{d} is not a directory: pass the training --output_dir or one of "
@@ -60,24 +73,26 @@ def read_checkpoint_meta(ckpt: Path) -> dict:
 
 
 def read_model_config(family, ckpt: Path, meta: dict, run_dir: Path | None):
-    """The model config of the checkpoint: its meta.json's, else the run dir's bert_config.json."""
+    """The model config of the checkpoint: its meta.json's, else the run dir's model_config.json
+    (either by its old name, bert_config: trainer/checkpoint/layout.py)."""
     meta_file = ckpt / "meta.json"
+    recorded = meta_model_config(meta)
+    in_run = model_config_file(run_dir) if run_dir is not None else None
     try:
-        if isinstance(meta.get("bert_config"), dict):
-            return family.read_config(meta["bert_config"], source=f"{meta_file} (bert_config)")
-        if run_dir is not None and (run_dir / "bert_config.json").is_file():
-            return family.read_config_file(run_dir / "bert_config.json")
+        if recorded is not None:
+            return family.read_config(recorded, source=f"{meta_file} (model_config)")
+        if in_run is not None:
+            return family.read_config_file(in_run)
     except (ValueError, KeyError, TypeError) as e:
         raise ExportError(f"{meta_file}: no usable {family.display_name} config ({e}): the checkpoint "
                           "is damaged") from None
-    raise ExportError(f"{meta_file} has no bert_config and there is no bert_config.json in the "
+    raise ExportError(f"{meta_file} has no model_config and there is no model_config.json in the "
                       "run dir: the model shape is unknown")
 
 
 def checkpoint_weights(ckpt: Path) -> dict:
     """model.pt's state_dict, without the prefixes wrappers add."""
-    from trainer.checkpoint.files import load_file
-    from trainer.checkpoint.layout import CheckpointError
+    from trainer.checkpoint.files import load_file  # torch: `python -m trainer.export --help` stays instant
 
     try:  # tensors only (weights_only): a foreign file is refused, never run
         sd = load_file(ckpt / "model.pt")
@@ -94,9 +109,8 @@ def checkpoint_weights(ckpt: Path) -> dict:
 
 
 def vocab_bytes(spec) -> int:
-    """The size of the vocabulary's main file (vocab.txt, or tokenizer.json)."""
-    main = getattr(spec, "vocab_file", None) or spec.folder / "tokenizer.json"
-    return Path(main).stat().st_size if Path(main).is_file() else 0
+    """The size of the tokenizer's files (vocab.txt, or tokenizer.json, and their config)."""
+    return sum(p.stat().st_size for p in spec.files if p.is_file())
 
 
 def export_bytes(weights: dict, vocab_size_bytes: int) -> int:
@@ -106,38 +120,15 @@ def export_bytes(weights: dict, vocab_size_bytes: int) -> int:
     return tensors + 2 * vocab_size_bytes + (256 << 10)
 
 
-def _write_tokenizer_files(folder: Path, spec, max_length: int) -> None:
-    """vocab.txt and tokenizer_config.json with its case setting, as always for a WordPiece
-    vocab.txt; a transformers tokenizer writes its own files (its save_to)."""
-    from vocab.spec import VocabSpec, tokenizer_config
-
-    if not isinstance(spec, VocabSpec):
-        spec.save_to(folder, model_max_length=max_length)
-        return
-    shutil.copyfile(spec.vocab_file, folder / "vocab.txt")
-    tok_cfg = tokenizer_config(spec.lower_case, spec.strip_accents, model_max_length=max_length,
-                               word_tokenizer=spec.word_tokenizer)   # MeCab words (ja)
-    (folder / "tokenizer_config.json").write_text(json.dumps(tok_cfg, indent=2) + "\n", encoding="utf-8")
-
-
 def export(checkpoint_dir, output, vocab_file=None, where: str = "--output") -> Path:
     """Write HF_DIR from a checkpoint (see module docstring); returns the checkpoint used.
     Refused before writing when the disk of HF_DIR (`where` names the flag) is too small."""
-    from common.os_errors import DiskSpaceError, check_free_space
-    from trainer.export.card import model_card
-    from trainer.models import get_family
-    from trainer.models.family import ModelFileError
-    from vocab.spec import VocabError
-    from vocab.spec import load_tokenizer_spec as load_spec
-
     ckpt, run_dir = find_checkpoint(checkpoint_dir)
-    if vocab_file is None:
-        if run_dir is None or not any((run_dir / f).is_file() for f in ("vocab.txt", "tokenizer.json")):
-            raise ExportError(f"no vocab.txt (or tokenizer.json) in the run dir of {ckpt}: pass --vocab_file")
-        vocab_file = run_dir / "vocab.txt" if (run_dir / "vocab.txt").is_file() else run_dir
-    try:
-        spec = load_spec(vocab_file)
+    try:   # the run's tokenizer, saved in its output_dir by its kind (vocab/kinds)
+        spec = load_tokenizer(vocab_file if vocab_file is not None else run_dir or ckpt)
     except VocabError as e:
+        if vocab_file is None:
+            raise ExportError(f"no tokenizer in the run dir of {ckpt} ({e}): pass --vocab_file") from None
         raise ExportError(str(e)) from None
     meta = read_checkpoint_meta(ckpt)
     try:
@@ -159,7 +150,7 @@ def export(checkpoint_dir, output, vocab_file=None, where: str = "--output") -> 
         raise ExportError(str(e)) from None
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp_export_{out.name}_", dir=out.parent))
     try:
-        _write_tokenizer_files(tmp, spec, family.max_positions(config))
+        spec.save(tmp, model_max_length=family.max_positions(config))   # as its kind writes it
         try:
             n_params = family.export(weights, config, spec, tmp, export_class=meta.get("export_class"))
         except ModelFileError as e:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from pathlib import Path
 
 # Before torch loads OpenMP: its threads sleep when they wait instead of spinning. Spinning
 # threads collapse when another process takes a core: on 2 shared cores the same fine-tuning
@@ -53,6 +54,7 @@ def summary_line(results: dict) -> str:
 def output_bytes(args) -> int:
     """What --output_dir receives, over: each (variant, seed, checkpoint)'s predictions (about
     the evaluated file's size, twice for safety), the seed records and results.json."""
+    # torch (runner): loaded after OMP_WAIT_POLICY above is set, and never for --help
     from trainer.checkpoint import list_checkpoints
     from trainer.finetune.runner import select_checkpoints
 
@@ -66,7 +68,7 @@ def output_bytes(args) -> int:
 
 
 def main(argv=None) -> int:
-    from trainer.finetune.cli import parse
+    from trainer.finetune.cli import parse  # after OMP_WAIT_POLICY above is set (its tasks load numpy)
 
     args = parse(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
@@ -80,8 +82,6 @@ def main(argv=None) -> int:
 
 def log_to_file(args) -> None:
     """The same lines as stderr, appended to OUTPUT_DIR/finetune.log (the start line names it)."""
-    from pathlib import Path
-
     path = Path(args.output_dir) / "finetune.log"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,6 +94,7 @@ def log_to_file(args) -> None:
 
 
 def _run(args) -> int:
+    # torch and transformers: loaded after OMP_WAIT_POLICY above is set, and never for --help
     from common.os_errors import DiskSpaceError, check_free_space, os_error_message
     from trainer.export import ExportError
     from trainer.finetune.readers import FinetuneDataError

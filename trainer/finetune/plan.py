@@ -15,7 +15,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from trainer.finetune.progress import duration, eta_text
+from common.progress import duration, eta_text
 
 log = logging.getLogger("trainer.finetune")
 

@@ -1,6 +1,6 @@
-"""Fine-tuning progress, as the pipeline shows its own: tqdm's bar on a terminal; in a log file
-or a pipe a plain line at most every PROGRESS_EVERY seconds (no carriage-return fragments),
-with the steps done, the loss and the time left.
+"""Fine-tuning progress, as the pipeline shows its own (the rule is common/progress.py's): tqdm's
+bar on a terminal; in a log file or a pipe a plain line at most every $WIKI2BERT_PROGRESS_EVERY
+seconds (no carriage-return fragments), with the steps done, the loss and the time left.
 
 Usage:
     bar = progress(total=steps, desc="pretrained seed 1", unit="step")
@@ -11,50 +11,17 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
+
+from tqdm.auto import tqdm
+
+from common.progress import duration, eta_text, progress_every, stderr_is_terminal
 
 log = logging.getLogger("trainer.finetune")
 
-PROGRESS_EVERY_ENV = "WIKI2BERT_PROGRESS_EVERY"   # the pipeline's variable, the same meaning
-DEFAULT_EVERY = 30.0
-
-
-def _every() -> float:
-    try:
-        return float(os.environ.get(PROGRESS_EVERY_ENV, DEFAULT_EVERY))
-    except ValueError:
-        return DEFAULT_EVERY
-
-
-def _terminal() -> bool:
-    try:
-        return sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def duration(seconds: float) -> str:
-    """40 s, 12 min 05 s, 2 h 03 min."""
-    s = round(seconds)
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min {s % 60:02d} s"
-    return f"{s // 3600} h {s % 3600 // 60:02d} min"
-
-
-def eta_text(done: int, total: int, seconds: float) -> str:
-    """The time left for `total - done` more of what took `seconds` for `done`."""
-    if done <= 0 or done >= total:
-        return ""
-    return f"about {duration(seconds * (total - done) / done)} left"
-
 
 def progress(total: int, desc: str, unit: str = "step"):
-    if _terminal():
-        from tqdm.auto import tqdm
-
+    if stderr_is_terminal():
         return tqdm(total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
     return PlainProgress(total, desc, unit)
 
@@ -65,7 +32,7 @@ class PlainProgress:
 
     def __init__(self, total: int, desc: str, unit: str = "step", every: float | None = None):
         self.total, self.desc, self.unit, self.n = total, desc, unit, 0
-        self.every = _every() if every is None else every
+        self.every = progress_every(every)
         self.disable = os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes")
         self.started = self.last = time.monotonic()
         self.postfix = ""

@@ -11,13 +11,16 @@ there is none) after the last epoch; validation scores are kept beside them.
 from __future__ import annotations
 
 import logging
+import random
 import time
 from pathlib import Path
 
 from common.atomic import write_json_atomic as write_json
 from common.atomic import write_text_atomic
+from trainer.checkpoint import checkpoint_step, list_checkpoints
 from trainer.finetune.loop import LoopSettings, pick_device, train
 from trainer.finetune.plan import Plan, limited_rows, start_line, train_limit
+from trainer.finetune.readers import FinetuneDataError
 from trainer.finetune.results import SeedCache, aggregate, settings_key
 from trainer.finetune.source import build_model, load_tokenizer, max_positions, model_folder
 
@@ -32,8 +35,6 @@ def loop_settings(args, learning_rate: float) -> LoopSettings:
 
 
 def _seed_everything(seed: int) -> None:
-    import random
-
     import numpy as np
     import torch
 
@@ -174,9 +175,6 @@ def select_checkpoints(checkpoints: list[Path], every: int) -> list[Path]:
 def finetune_run(run_dir: str | Path, task, args, output_dir: Path) -> dict:
     """Fine-tune the chosen checkpoints of a trainer run; the random-init baseline once.
     Each checkpoint's results go to OUTPUT_DIR/checkpoints/step_N/ (kept across reruns)."""
-    from trainer.checkpoint import checkpoint_step, list_checkpoints
-    from trainer.finetune.readers import FinetuneDataError
-
     run_dir, output_dir = Path(run_dir), Path(output_dir)
     checkpoints = list_checkpoints(run_dir)
     if not checkpoints:

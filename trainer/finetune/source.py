@@ -19,6 +19,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from trainer.export import ExportError, export
 from trainer.finetune.readers import FinetuneDataError
 
 # transformers' Auto classes per task kind
@@ -36,8 +37,6 @@ def is_hf_folder(path: Path) -> bool:
 @contextlib.contextmanager
 def model_folder(model: str | os.PathLike) -> Iterator[Path]:
     """A Hugging Face folder for `model`: itself, or a temporary export of a run/checkpoint."""
-    from trainer.export import ExportError, export
-
     path = Path(model)
     if is_hf_folder(path):
         yield path

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from trainer.models.bert_network import BertConfig, BertForPreTraining
 from trainer.models.family import CardText, ModelFamily, ModelFileError, save_safetensors, state_dict_mismatch
 
 # Keys that alias another tensor in our (and HF's) state_dict; transformers ties them on load.
@@ -43,8 +44,6 @@ class BertFamily(ModelFamily):
                   "cls.predictions.decoder.weight", "cls.predictions.decoder.bias")
 
     def read_config(self, d: dict, source: str):
-        from trainer.models.bert_network import BertConfig
-
         if isinstance(d, dict) and d.get("position_embedding_type", "absolute") != "absolute":
             raise ValueError(f"{source}: position_embedding_type {d['position_embedding_type']!r}: "
                              "the BERT family has learned absolute positions only")
@@ -57,8 +56,6 @@ class BertFamily(ModelFamily):
         return EXPORTS.get(export_class or PRETRAINING, False)
 
     def build(self, config, *, unpad: bool, nsp: bool):
-        from trainer.models.bert_network import BertForPreTraining
-
         return BertForPreTraining(config, unpad=unpad, nsp=nsp)
 
     def compile(self, model) -> None:
@@ -88,8 +85,6 @@ class BertFamily(ModelFamily):
 def checked_weights(weights: dict, config) -> dict:
     """The checkpoint's weights, checked against the config by loading them into our model,
     without the tied aliases and in fp32."""
-    from trainer.models.bert_network import BertForPreTraining
-
     model = BertForPreTraining(config)
     problems = state_dict_mismatch(model.state_dict(), weights, tied=TIED_KEYS)
     if problems:

@@ -89,7 +89,7 @@ class BertConfig:
     @classmethod
     def from_json_file(cls, path: str | os.PathLike) -> BertConfig:
         """Read a model JSON file; errors name the file and the key."""
-        return cls.from_dict(read_model_json(path, "--bert_config trainer/configs/bert_base.json"),
+        return cls.from_dict(read_model_json(path, "--model_config trainer/configs/bert_base.json"),
                              source=str(path))
 
     def validate(self, source: str = "the model config") -> None:

@@ -27,6 +27,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from common.os_errors import as_os_error
+
 
 class ModelFileError(ValueError):
     """A model config or weights that do not fit the family; the message says which and why."""
@@ -68,7 +70,7 @@ class ModelFamily:
                                 source=str(path))
 
     def config_dict(self, config) -> dict:
-        """The config as JSON-able keys (a checkpoint's meta.json, the run's bert_config.json)."""
+        """The config as JSON-able keys (a checkpoint's meta.json, the run's model_config.json)."""
         return {k: v for k, v in config.to_dict().items() if not k.startswith("_")}
 
     def max_positions(self, config) -> int:
@@ -242,7 +244,6 @@ def save_safetensors(state: dict, path: Path) -> None:
     """model.safetensors; a full disk is the OSError it stands for (one Error line upstream)."""
     from safetensors.torch import save_file
 
-    from common.os_errors import as_os_error
 
     try:
         save_file(state, str(path), metadata={"format": "pt"})
@@ -286,11 +287,7 @@ def save_hf_model(model_cls, config, weights: dict, folder: Path, display_name: 
 
 
 def write_tokenizer_json(folder: Path, spec) -> None:
-    """tokenizer.json beside a WordPiece vocab.txt (BertTokenizerFast's), which transformers 5's
-    AutoTokenizer wants for a model type other than BERT's; nothing where the tokenizer files
-    already hold one, or for MeCab words (ja: tokenizer_config.json names their tokenizer)."""
-    if (folder / "tokenizer.json").exists() or getattr(spec, "word_tokenizer", None) is not None:
-        return
-    from transformers import BertTokenizerFast
-
-    BertTokenizerFast.from_pretrained(folder).backend_tokenizer.save(str(folder / "tokenizer.json"))
+    """tokenizer.json beside a WordPiece vocab.txt, which transformers 5's AutoTokenizer wants for
+    a model type other than BERT's: the tokenizer's kind writes it where it has one to write
+    (vocab/kinds: none for MeCab words, nothing where its files hold one)."""
+    spec.save_tokenizer_json(folder)

@@ -36,7 +36,7 @@ from trainer.models.output import PretrainingOutput
 
 REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                  "intermediate_size", "max_position_embeddings")
-# Our vocabs' special ids (vocab/convert.py: Google's BERT layout); the export writes the vocab's.
+# Our vocabs' special ids (vocab/training/convert.py: Google's BERT layout); the export writes the vocab's.
 # the θ names a phase sets -> transformers 5's layer types of rope_parameters
 ROPE_LAYERS = {"global_rope_theta": "full_attention", "local_rope_theta": "sliding_attention"}
 TOKEN_IDS = {"pad_token_id": 0, "cls_token_id": 101, "sep_token_id": 102, "bos_token_id": 101,

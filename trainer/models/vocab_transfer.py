@@ -21,8 +21,9 @@ token-sized tensors (the word embeddings, an untied decoder, the decoder's bias:
   old vocabulary lacks) starts random: N(0, σ), σ the old rows' standard deviation (a bias: the
   old biases' mean), from the run's seed.
 
-The specs are the tokenization layer's (vocab/spec.py): `tokens`, `is_special`, the role ids;
-`start_marker` / `cont_prefix` where the tokenizer has them (a vocab.txt's pieces are WordPiece).
+The specs are the tokenization layer's (vocab/kinds): `tokens`, `is_special`, `role_ids()`, the
+case setting, and `piece_key(token)`, which each kind answers for its own pieces: (the piece's
+text as bytes, whether it starts a word).
 """
 from __future__ import annotations
 
@@ -36,58 +37,19 @@ ROLES = ("cls", "sep", "pad", "mask", "unk")
 MAX_PIECE_BYTES = 64
 
 
-def byte_decoder() -> dict[str, int]:
-    """GPT-2's byte-level alphabet back to bytes: the printable bytes stand for themselves, the
-    others for chr(256 + n) in order (so "Ġ" is the space)."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    chars, n = {}, 0
-    for b in range(256):
-        if b in printable:
-            chars[chr(b)] = b
-        else:
-            chars[chr(256 + n)] = b
-            n += 1
-    return chars
-
-
-BYTES = byte_decoder()
-
-
-def token_key(token: str, start_marker: str | None, cont_prefix: str | None) -> tuple[bytes, bool]:
-    """(the token's text as UTF-8 bytes, whether it starts a word): "##ab" -> (b"ab", False),
-    "▁ab" -> (b"ab", True), "Ġab" -> (b"ab", True) in a byte-level vocabulary."""
-    if start_marker == "\u0120" and all(c in BYTES for c in token):   # byte-level: decode the alphabet
-        raw = bytes(BYTES[c] for c in token)
-        return (raw[1:], True) if raw.startswith(b" ") else (raw, False)
-    if start_marker is not None:
-        starts = token.startswith(start_marker)
-        return (token[len(start_marker):] if starts else token).encode(), starts
-    if cont_prefix is not None and token.startswith(cont_prefix):
-        return token[len(cont_prefix):].encode(), False
-    return token.encode(), True
-
-
-def _marks(spec) -> tuple[str | None, str | None]:
-    if hasattr(spec, "start_marker") or hasattr(spec, "cont_prefix"):
-        return getattr(spec, "start_marker", None), getattr(spec, "cont_prefix", None)
-    return None, "##"   # a vocab.txt: WordPiece
-
-
 def _roles(spec) -> dict[int, str]:
-    """id -> role of the spec's special tokens (a role it lacks is left out)."""
+    """id -> role of the spec's special tokens (a role it lacks is left out; the first role of
+    ROLES wins an id two roles share)."""
+    ids = spec.role_ids()
     out = {}
     for role in ROLES:
-        try:
-            i = getattr(spec, f"{role}_id")
-        except (KeyError, ValueError):   # VocabError: the tokenizer has no such token
-            i = None
-        if i is not None:
-            out.setdefault(int(i), role)
+        if ids.get(role) is not None:
+            out.setdefault(int(ids[role]), role)
     return out
 
 
 def _normaliser(spec):
-    lower, strip = getattr(spec, "lower_case", False), getattr(spec, "strip_accents", False)
+    lower, strip = spec.lower_case, spec.strip_accents
 
     def norm(text: bytes) -> bytes:
         if not (lower or strip):
@@ -119,8 +81,6 @@ class TransferPlan:
 def plan_transfer(old, new, pieces: bool = True) -> TransferPlan:
     """Which old rows each token of `new` starts from (see the module docstring); without
     `pieces` a token the old vocabulary lacks starts random (the ablation of the mean)."""
-    o_start, o_cont = _marks(old)
-    n_start, n_cont = _marks(new)
     old_roles = {role: i for i, role in _roles(old).items()}
     new_roles = _roles(new)
     table: dict[tuple[bytes, bool], int] = {}
@@ -131,7 +91,7 @@ def plan_transfer(old, new, pieces: bool = True) -> TransferPlan:
         if old.is_special(t):
             old_special.setdefault(t, i)
         else:
-            table.setdefault(token_key(t, o_start, o_cont), i)
+            table.setdefault(old.piece_key(t), i)
     longest = min(MAX_PIECE_BYTES, max((len(k[0]) for k in table), default=1))
     norm = _normaliser(old)
     plan = TransferPlan(new_size=len(new.tokens))
@@ -148,7 +108,7 @@ def plan_transfer(old, new, pieces: bool = True) -> TransferPlan:
             plan.unmatched.append(j)
             plan.why["ids without a token"] += 1
             continue
-        key = token_key(t, n_start, n_cont)
+        key = new.piece_key(t)
         if key in table:
             plan.kept.append((j, table[key]))
             continue

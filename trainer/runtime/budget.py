@@ -19,11 +19,17 @@ are timed as they run.
 """
 from __future__ import annotations
 
+import itertools
+import logging
 import math
 import re
 import time
 
 import torch
+
+from trainer.checkpoint.layout import read_meta
+from trainer.data.loader import eval_batches
+from trainer.runtime.pacing import CHECKS, Pacer, plan_steps, reduce_max
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 TIMED_STEPS = 3          # optimizer steps timed at least, after one untimed (warm-up) step
@@ -108,13 +114,6 @@ def plan_budget(config, phases, latest, started: float, model, env, forward):
     rows and batch size, the steps planned to fill the budget by the phases' shares of its time
     (trainer/runtime/pacing.py), re-planned later as the pace drifts. Resuming (`latest`), the
     plan and the clock come from the checkpoint (the loop loads them): nothing is timed."""
-    import itertools
-    import logging
-
-    from trainer.checkpoint.layout import read_meta
-    from trainer.data.loader import eval_batches
-    from trainer.runtime.pacing import CHECKS, Pacer, plan_steps, reduce_max
-
     log = logging.getLogger("trainer")
     budget = parse_budget(config.train_budget)
     shares = [p.share for p in phases]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from trainer.errors import TrainError
 
@@ -138,6 +140,55 @@ def deepspeed_settings(args, precision: str, device: str,
 def shm_comm_disabled() -> bool:
     """WIKI2BERT_DS_SHM=0 asks for plain gloo instead of DeepSpeed's shm all-reduce op."""
     return os.environ.get(DS_SHM_ENV) == "0"
+
+
+# DeepSpeed's shm op builds in 1-3.5 min; where the lock's holder cannot be looked up (no /proc,
+# another user's processes), a lock older than this was left by a killed build
+STALE_BUILD_LOCK_S = 15 * 60
+
+
+def lock_holder_alive(lock: Path) -> bool | None:
+    """Whether a live process holds `lock` open (torch's FileBaton keeps the fd of the lock it
+    created open while it builds); None where /proc cannot tell."""
+    target, unknown = str(lock), False
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return None
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except FileNotFoundError:
+            continue
+        except OSError:
+            unknown = True
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                    return True
+            except OSError:
+                continue
+    return None if unknown else False
+
+
+def clear_stale_shm_build_lock(now: float | None = None) -> str | None:
+    """Remove the lock file a killed build of DeepSpeed's shm_comm op left behind, or every later
+    start waits on it forever (torch's FileBaton records no owner): stale when no process holds
+    it open, or, where that cannot be seen, when older than STALE_BUILD_LOCK_S. Returns the log line."""
+    from torch.utils.cpp_extension import _get_build_directory  # private, but the one source of the path
+
+    lock = Path(_get_build_directory("deepspeed_shm_comm", verbose=False)).resolve() / "lock"
+    try:
+        age = (time.time() if now is None else now) - lock.stat().st_mtime
+    except FileNotFoundError:
+        return None
+    alive = lock_holder_alive(lock)
+    if alive or (alive is None and age < STALE_BUILD_LOCK_S):
+        return None
+    lock.unlink(missing_ok=True)
+    return (f"removed {lock}, left {age / 60:.0f} min ago by an interrupted build of DeepSpeed's "
+            "shm_comm op (it is rebuilt now)")
 
 
 def disable_ds_shm_comm() -> None:

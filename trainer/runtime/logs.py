@@ -12,6 +12,9 @@ import math
 import subprocess
 from pathlib import Path
 
+from common.atomic import write_text_atomic
+from common.os_errors import as_os_error
+
 log = logging.getLogger("trainer")
 
 TRAIN_LOG = "train_log.jsonl"
@@ -44,9 +47,7 @@ class MetricsLogger:
         lines = self.path.read_text(encoding="utf-8").splitlines(keepends=True)
         kept = [ln for ln in lines if ln.strip() and json.loads(ln).get("step", 0) <= step]
         if len(kept) != len(lines):
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text("".join(kept), encoding="utf-8")
-            tmp.replace(self.path)
+            write_text_atomic(self.path, lambda fh: fh.writelines(kept))
 
     def log(self, step: int, metrics: dict, prefix: str = "train") -> None:
         if not self.enabled:
@@ -56,7 +57,6 @@ class MetricsLogger:
             with open(self.path, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(record) + "\n")
         except OSError as exc:   # a full disk fails the flush at close, which names no file
-            from common.os_errors import as_os_error
 
             raise as_os_error(exc, self.path) from None
         if self.writer is not None:
@@ -78,9 +78,9 @@ def _git(*cmd: str) -> str | None:
     return res.stdout if res.returncode == 0 else None
 
 
-def write_git_info(output_dir: str | Path) -> dict:
-    """The code's commit, untracked files, and `git diff HEAD` in git_diff.patch when the tree
-    has changes (the DeepSpeed BERT tutorial's advice: know exactly what code made a model)."""
+def write_git_info(output_dir: str | Path, patch: str = "git_diff.patch") -> dict:
+    """The code's commit, untracked files, and `git diff HEAD` in `patch` when the tree has
+    changes (the DeepSpeed BERT tutorial's advice: know exactly what code made a model)."""
     commit = _git("rev-parse", "HEAD")
     if commit is None:
         return {}
@@ -88,5 +88,5 @@ def write_git_info(output_dir: str | Path) -> dict:
     untracked = (_git("ls-files", "--others", "--exclude-standard") or "").split()
     info = {"commit": commit.strip(), "dirty": bool(diff or untracked), "untracked": untracked}
     if diff:
-        (Path(output_dir) / "git_diff.patch").write_text(diff, encoding="utf-8")
+        write_text_atomic(Path(output_dir) / patch, lambda fh: fh.write(diff))
     return info

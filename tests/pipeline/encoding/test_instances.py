@@ -10,8 +10,8 @@ import pytest
 from pipeline.encoding.instances import Corpus, _truncate_pairs, plan_instances
 from pipeline.encoding.masking import Masker
 from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_vocab
-from vocab.fast_wordpiece import FastWordPiece
-from vocab.spec import load_vocab
+from vocab.core.fast_wordpiece import FastWordPiece
+from vocab.kinds import load_vocab
 
 MAX_SEQ, MAX_PRED = 64, 10
 

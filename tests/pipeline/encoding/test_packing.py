@@ -14,8 +14,8 @@ from pipeline.encoding.masking import Masker
 from pipeline.encoding.packing import pack_batch, plan_packed
 from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_vocab
 from tests.helpers.packed_rows import documents_of_rows, unmask
-from vocab.fast_wordpiece import FastWordPiece
-from vocab.spec import load_vocab
+from vocab.core.fast_wordpiece import FastWordPiece
+from vocab.kinds import load_vocab
 
 P = 12
 

@@ -9,8 +9,8 @@ import pytest
 from pipeline.encoding.instances import Corpus
 from pipeline.encoding.spill import spilled_corpus
 from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_vocab
-from vocab.fast_wordpiece import FastWordPiece
-from vocab.spec import load_vocab
+from vocab.core.fast_wordpiece import FastWordPiece
+from vocab.kinds import load_vocab
 
 
 class WordIdEncoder:

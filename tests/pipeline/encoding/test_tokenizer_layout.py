@@ -18,7 +18,7 @@ SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
 
 @dataclass
 class XlmrLikeSpec:
-    """The surface of vocab/spec.py with XLM-R's ids: <s> 0, <pad> 1, </s> 2, <unk> 3, <mask> 4."""
+    """The surface of vocab/kinds/wordpiece.py with XLM-R's ids: <s> 0, <pad> 1, </s> 2, <unk> 3, <mask> 4."""
 
     tokens: tuple = SPECIALS + tuple(f"\u2581w{i}" if i % 3 == 0 else f"p{i}" for i in range(60))
     pad_id: int = 1

@@ -1,4 +1,4 @@
-"""Segmenter words at encode time (vocab/word_starts.py, pipeline/encoding/masking.py): the ids
+"""Segmenter words at encode time (vocab/core/word_starts.py, pipeline/encoding/masking.py): the ids
 stay BERT's, word starts follow the segmenter, and whole-word masking takes whole words."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from pipeline.encoding.instances import Corpus, plan_instances
 from pipeline.encoding.masking import Masker
 from pipeline.stages.vocab import build_vocab
-from vocab.fast_wordpiece import FastWordPiece
-from vocab.segmenters import load_segmenter
-from vocab.spec import load_vocab
-from vocab.word_starts import SegmentedWordPiece, word_groups
+from vocab.core.fast_wordpiece import FastWordPiece
+from vocab.core.segmenters import load_segmenter
+from vocab.core.word_starts import SegmentedWordPiece, word_groups
+from vocab.kinds import load_vocab
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "unspaced"
 

@@ -163,7 +163,8 @@ def test_bad_input_gives_one_clear_line(data_dir, tmp_path):
     tokens = (vocab / "vocab.txt").read_text(encoding="utf-8").splitlines()
 
     assert "does not exist" in _error("--data-dir", tmp_path / "nowhere", "--lang", "xx", "encode")
-    assert "no vocab.txt" in _error(*base, "--vocab", tmp_path / "missing")
+    missing = _error(*base, "--vocab", tmp_path / "missing")
+    assert "missing does not exist" in missing and "pipeline vocab" in missing
     no_mask = write_vocab(tmp_path / "v1", [t for t in tokens if t != "[MASK]"])
     assert "[MASK]" in _error(*base, "--vocab", no_mask)
     pad_moved = write_vocab(tmp_path / "v2", tokens[1:] + ["[PAD]"])

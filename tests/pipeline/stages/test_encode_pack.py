@@ -19,8 +19,8 @@ from pipeline.report.hdf5 import hdf5_section
 from pipeline.stages.encode import encode
 from tests.helpers.encode_testdata import documents_text, make_documents, vocab_tokens, write_shards, write_vocab
 from tests.helpers.packed_rows import documents_of_rows, unmask
-from vocab.fast_wordpiece import FastWordPiece
-from vocab.spec import load_vocab
+from vocab.core.fast_wordpiece import FastWordPiece
+from vocab.kinds import load_vocab
 
 
 def data_dir_with(root: Path, shards: dict[str, str], tokens: list[str]) -> Path:

@@ -19,7 +19,7 @@ from pipeline.stages.encode import encode
 from tests.helpers.encode_testdata import make_documents, write_shards
 from tests.helpers.hf_tokenizers import BUILDERS, bytelevel_bpe_tokenizer
 from tests.helpers.packed_rows import documents_of_rows
-from vocab.spec import load_tokenizer_spec
+from vocab.kinds import load_tokenizer
 
 transformers = pytest.importorskip("transformers")
 
@@ -103,7 +103,7 @@ def check_masks(f, spec) -> None:
 @pytest.mark.parametrize("kind", list(BUILDERS))
 def test_pairs_are_autotokenizers_ids_with_its_specials(data_dir, tokenizers, kind):
     folder = tokenizers[kind]
-    spec = load_tokenizer_spec(folder)
+    spec = load_tokenizer(folder)
     auto = transformers.AutoTokenizer.from_pretrained(folder)
     s = encode(data_dir=data_dir, lang="xx", workers=1, tokenizer=folder, max_seq=64, max_pred=10)
     out = Path(s["output"])
@@ -136,7 +136,7 @@ def test_pairs_are_autotokenizers_ids_with_its_specials(data_dir, tokenizers, ki
 @pytest.mark.parametrize("kind", list(BUILDERS))
 def test_packed_rows_are_the_documents_in_autotokenizers_ids(data_dir, tokenizers, kind):
     folder = tokenizers[kind]
-    spec = load_tokenizer_spec(folder)
+    spec = load_tokenizer(folder)
     auto = transformers.AutoTokenizer.from_pretrained(folder)
     s = encode(data_dir=data_dir, lang="xx", workers=1, tokenizer=folder, max_seq=64, max_pred=16,
                pack=True, dupe_factor=1)
@@ -154,7 +154,7 @@ def test_packed_rows_are_the_documents_in_autotokenizers_ids(data_dir, tokenizer
 
 def test_xlmr_like_padding_is_its_pad_id(data_dir, tokenizers):
     folder = tokenizers["unigram"]
-    spec = load_tokenizer_spec(folder)
+    spec = load_tokenizer(folder)
     assert spec.pad_id == 1
     for pack in (False, True):
         s = encode(data_dir=data_dir, lang="xx", workers=1, tokenizer=folder, max_seq=128,
@@ -170,7 +170,7 @@ def test_xlmr_like_padding_is_its_pad_id(data_dir, tokenizers):
 
 def test_manifest_records_the_tokenizer_for_the_trainer(data_dir, tokenizers, tmp_path):
     folder = tokenizers["bpe"]
-    spec = load_tokenizer_spec(folder)
+    spec = load_tokenizer(folder)
     s = encode(data_dir=data_dir, lang="xx", workers=1, tokenizer=folder)
     m = json.loads((Path(s["output"]).parent / "manifest.json").read_text(encoding="utf-8"))
     assert m["vocab"] == str(folder.resolve())              # the trainer reads this key
@@ -189,7 +189,7 @@ def test_whole_word_masking_masks_whole_tokenizer_words(data_dir, tokenizers):
     folder = tokenizers["bpe"]
     s = encode(data_dir=data_dir, lang="xx", workers=1, tokenizer=folder, whole_word_masking=True,
                max_seq=64, max_pred=10)
-    assert s["output"].split("/")[-2].endswith(folder.name.join(("_wwm_tok-", "-")) + load_tokenizer_spec(
+    assert s["output"].split("/")[-2].endswith(folder.name.join(("_wwm_tok-", "-")) + load_tokenizer(
         folder).fingerprint[:8])
     with h5py.File(next(Path(s["output"]).glob("*training*.hdf5")), "r") as f:
         pos, ws, mask = f["masked_lm_positions"][:], f["word_starts"][:], f["input_mask"][:]
@@ -230,7 +230,7 @@ def test_vocab_txt_data_records_its_fingerprint_and_keeps_its_layout(data_dir, d
 
     vocab = write_vocab(data_dir / "xx" / "vocab", vocab_tokens(documents_text(docs)), lower_case=False)
     (vocab / "manifest.json").write_text("{}", encoding="utf-8")
-    spec = load_tokenizer_spec(vocab)
+    spec = load_tokenizer(vocab)
     s = encode(data_dir=data_dir, lang="xx", workers=1)
     root = Path(s["output"]).parent
     assert root.name == "hdf5_lower_case_0_seq_len_128_max_pred_20_masked_lm_prob_0.15_random_seed_12345_dupe_factor_5"

@@ -12,9 +12,10 @@ from pipeline.core.errors import StageError
 from pipeline.stages.joint_vocab import build_joint_vocab
 from pipeline.stages.vocab import build_vocab
 from tests.helpers.vocab_corpus import UK_WORDS, make_sentences, make_sentences_from, write_corpus
-from vocab.normalizer import CharNormalizer, alphabet_of
-from vocab.spec import bert_specials, load_vocab
-from vocab.tokenizer import make_tokenizer
+from vocab.core.bert_tokenizer import make_tokenizer
+from vocab.core.layout import bert_specials
+from vocab.core.normalizer import CharNormalizer, alphabet_of
+from vocab.kinds import load_vocab
 
 
 def error_lines(output: str) -> list[str]:

@@ -18,8 +18,8 @@ from pipeline.core.errors import StageError
 from pipeline.encoding.hdf5_format import check_file
 from pipeline.stages.filter import _doc_stats
 from pipeline.text.doc_rules import FilterSettings, count_words
-from vocab.segmenters import load_segmenter
-from vocab.spec import load_vocab
+from vocab.core.segmenters import load_segmenter
+from vocab.kinds import load_vocab
 
 TESTS = Path(__file__).resolve().parents[2]
 FIXTURES = TESTS / "fixtures" / "unspaced"
@@ -90,7 +90,7 @@ def test_encode_zh_packed_rows_carry_word_starts_and_doc_starts(tmp_path):
 def test_encode_ja_on_a_mecab_vocab_starts_words_at_mecab_words(tmp_path):
     root, path = _encode(tmp_path, "ja", wwm=False)
     spec = load_vocab(root / "vocab")
-    assert spec.word_tokenizer == "mecab"
+    assert spec.kind == "mecab"
     cont = np.array([t.startswith("##") for t in spec.tokens])
     with h5py.File(path) as f:
         ids, ws, pos, mids, mask = (f[k][:] for k in ("input_ids", "word_starts", "masked_lm_positions",

@@ -10,9 +10,10 @@ from click.testing import CliRunner
 from pipeline.cli import cli
 from pipeline.core.errors import StageError
 from pipeline.stages.vocab import build_vocab
-from vocab.normalizer import CharNormalizer, alphabet_of
-from vocab.spec import bert_specials, load_vocab
-from vocab.tokenizer import make_tokenizer
+from vocab.core.bert_tokenizer import make_tokenizer
+from vocab.core.layout import bert_specials
+from vocab.core.normalizer import CharNormalizer, alphabet_of
+from vocab.kinds import load_vocab
 
 
 def _tokens(folder):
@@ -74,12 +75,13 @@ def test_rerun_rewrites_nothing_and_changed_options_need_force(hu_data, tmp_path
 
 def test_interrupted_run_resumes_after_the_finished_tasks(hu_data, tmp_path, monkeypatch):
     import pipeline.stages.vocab as vs
+    import vocab.kinds.wordpiece as wordpiece
 
     def boom(*a, **kw):
         raise KeyboardInterrupt
 
     out = tmp_path / "v"
-    monkeypatch.setattr(vs, "train_sentencepiece", boom)
+    monkeypatch.setattr(wordpiece, "train_sentencepiece", boom)
     with pytest.raises(KeyboardInterrupt):
         build_vocab(data_dir=hu_data, lang="hu", workers=1, vocab_size=400, output=out)
     assert not (out / "manifest.json").exists() and not (out / "vocab.txt").exists()

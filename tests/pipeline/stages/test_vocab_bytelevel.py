@@ -12,7 +12,7 @@ from pipeline.cli import cli
 from pipeline.stages.encode import encode
 from pipeline.stages.vocab import build_vocab
 from tests.helpers.hf_tokenizers import unigram_tokenizer
-from vocab.spec import load_tokenizer_spec
+from vocab.kinds import load_tokenizer
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +37,8 @@ def test_bytelevel_folder_loads_with_autotokenizer(bl_data):
     names = {p.name for p in folder.iterdir()}
     assert {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab_report.json",
             "manifest.json"} <= names and "vocab.txt" not in names and "spm.model" not in names
-    spec = load_tokenizer_spec(folder)
-    assert spec.kind == "bpe" and spec.size == 700 and spec.unk_id is None
+    spec = load_tokenizer(folder)
+    assert spec.kind == "bytelevel-bpe" and spec.piece_model == "bpe" and spec.size == 700 and spec.unk_id is None
     assert spec.tokens[:5] == ("<s>", "<pad>", "</s>", "<unk>", "<mask>") and spec.pad_id == 1
     auto = transformers.AutoTokenizer.from_pretrained(folder)
     text = ["Árvíztűrő tükörfúrógép, Ödön és Éva (1999).", "Київ — 北京 ✓"]
@@ -63,7 +63,7 @@ def test_same_bytes_for_any_workers_and_the_wordpiece_paths_untouched(bl_data, t
 
 def test_encode_takes_the_vocab_folder_as_a_tokenizer(bl_data):
     s = encode(data_dir=bl_data, lang="hu", workers=1, max_seq=64, max_pred=10)
-    spec = load_tokenizer_spec(bl_data / "hu" / "vocab")
+    spec = load_tokenizer(bl_data / "hu" / "vocab")
     assert s["output"].split("/")[-2].endswith(f"_tok-vocab-{spec.fingerprint[:8]}")
 
 
@@ -81,13 +81,13 @@ def test_compare_prints_and_records_both_tokenizers(bl_data, tmp_path):
     assert rec["new"]["unk_token_share"] == 0 and "test shards" in rec["eval_source"]
     # a WordPiece vocab.txt and its own tokenizer.json count the same words the same way
     from tests.helpers.encode_testdata import vocab_tokens, write_vocab
-    from vocab.compare import compare_tokenizers
+    from vocab.reports.compare import compare_tokenizers
 
     sentences = (bl_data / "hu" / "sharded" / "huwiki_test_0.txt").read_text(encoding="utf-8").splitlines()
-    wp = load_tokenizer_spec(write_vocab(tmp_path / "wp", vocab_tokens(" ".join(sentences[:150])), lower_case=False))
-    wp.save_to(tmp_path / "wp_json")
+    wp = load_tokenizer(write_vocab(tmp_path / "wp", vocab_tokens(" ".join(sentences[:150])), lower_case=False))
+    wp.save(tmp_path / "wp_json", model_max_length=512, tokenizer_json=True)
     (tmp_path / "wp_json" / "vocab.txt").unlink()
-    rep = compare_tokenizers(wp, load_tokenizer_spec(tmp_path / "wp_json"), sentences)
+    rep = compare_tokenizers(wp, load_tokenizer(tmp_path / "wp_json"), sentences)
     for key in ("words", "tokens", "unk_tokens", "unk_words", "whole_word_share"):
         assert rep["old"][key] == rep["new"][key], key
     assert rep["old"]["unk_tokens"] > 0

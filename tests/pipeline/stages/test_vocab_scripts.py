@@ -4,9 +4,9 @@ CJK comes back whole, without [UNK], from the pieces."""
 import random
 
 from pipeline.stages.vocab import build_vocab
-from vocab.normalizer import CharNormalizer, alphabet_of
-from vocab.spec import load_vocab
-from vocab.tokenizer import make_tokenizer
+from vocab.core.bert_tokenizer import make_tokenizer
+from vocab.core.normalizer import CharNormalizer, alphabet_of
+from vocab.kinds import load_vocab
 
 WORDS = {
     "uk": "мова книга місто школа вчитель річка гора ліс поле їжак ґанок Єва щука Київ Львів",

@@ -66,7 +66,7 @@ def test_init_checkpoint_resolution_and_shape_check(tmp_path):
     other = torch.nn.Linear(3, 2)
     load_model_weights(other, tmp_path / "run")
     assert torch.equal(other.weight, model.weight)
-    with pytest.raises(CheckpointError, match="does not fit the model|use the same --bert_config"):
+    with pytest.raises(CheckpointError, match="does not fit the model|use the same --model_config"):
         load_model_weights(torch.nn.Linear(4, 2), ckpt)
     with pytest.raises(CheckpointError, match="no model.pt there"):
         resolve_model_file(tmp_path / "empty")

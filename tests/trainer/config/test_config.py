@@ -20,7 +20,7 @@ def test_config_file_values_and_command_line_wins(tiny_bert_config, tmp_path):
     # shipped configs find their model JSON beside them
     args = parse_args(["--config_file", str(ROOT / "trainer/configs/phase1_base.json"),
                        "--input_dir", "d", "--output_dir", "o"])
-    assert Path(args.bert_config) == ROOT / "trainer/configs/bert_base.json"
+    assert Path(args.model_config) == ROOT / "trainer/configs/bert_base.json"
     assert args.train_batch_size * args.gradient_accumulation_steps * 8 == 65536
 
 

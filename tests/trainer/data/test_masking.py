@@ -12,7 +12,8 @@ import pytest
 from tests.helpers.synthetic_shards import write_shard
 from trainer.data import DataError, ShardedTrainData, find_shards
 from trainer.data.masking import DynamicMasker, MaskingError
-from vocab.spec import bert_specials, load_vocab
+from vocab.core.layout import bert_specials
+from vocab.kinds import load_vocab
 
 SEQ, PRED = 64, 10
 N_WORDS, N_CONT = 300, 100   # pieces "w0.." start words, "##c0.." continue them

@@ -151,7 +151,7 @@ def test_a_small_language_repeats_its_epochs_more_often(tmp_path):
 
 def test_dynamic_mask_keys_stay_distinct_across_languages(tmp_path, tiny_vocab):
     from trainer.data.masking import DynamicMasker
-    from vocab.spec import load_vocab
+    from vocab.kinds import load_vocab
 
     for code in ("hr", "sr"):   # byte-identical files in both languages
         write_shard(tmp_path / code / f"{code}wiki_training_0.hdf5", 64, 16, 4, 200, seed=0)

@@ -9,7 +9,7 @@ from tests.helpers.synthetic_shards import write_vocab
 from trainer.export.card import model_card
 from trainer.models import get_family
 from trainer.models.bert_network import BertConfig
-from vocab.spec import load_vocab
+from vocab.kinds import load_vocab
 
 
 def write(path: Path, obj) -> None:

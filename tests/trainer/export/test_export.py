@@ -121,7 +121,7 @@ def test_weights_that_do_not_fit_the_config(tmp_path, capsys):
     make_run_dir(tmp_path / "run")
     ckpt = tmp_path / "run" / "checkpoints" / "ckpt_00000020"
     meta = json.loads((ckpt / "meta.json").read_text())
-    meta["bert_config"]["num_hidden_layers"] = 3
+    meta["model_config"]["num_hidden_layers"] = 3
     (ckpt / "meta.json").write_text(json.dumps(meta))
     err = _error_line(capsys, ["--checkpoint_dir", str(ckpt), "--output", str(tmp_path / "hf")])
     assert "do not fit the BERT config" in err and "layer.2" in err and len(err) < 300
@@ -138,8 +138,24 @@ def test_module_entry_point(tmp_path):
     assert "ckpt_00000020" in r.stdout and (tmp_path / "hf" / "model.safetensors").is_file()
 
 
+def test_runs_written_under_the_old_name_still_export(tmp_path):
+    """meta.json's "bert_config" and the run's bert_config.json (the model config's name before
+    it was the family's neutral one): the same export."""
+    models, config = make_run_dir(tmp_path / "run")
+    ckpt = tmp_path / "run" / "checkpoints" / "ckpt_00000020"
+    meta = json.loads((ckpt / "meta.json").read_text())
+    meta["bert_config"] = meta.pop("model_config")
+    (ckpt / "meta.json").write_text(json.dumps(meta))
+    export(tmp_path / "run", tmp_path / "hf")
+    assert json.loads((tmp_path / "hf" / "config.json").read_text())["num_hidden_layers"] == config.num_hidden_layers
+    (tmp_path / "run" / "model_config.json").rename(tmp_path / "run" / "bert_config.json")
+    (ckpt / "meta.json").write_text(json.dumps({"step": 20, "phase": 1}))
+    export(tmp_path / "run", tmp_path / "hf2")
+    assert (tmp_path / "hf2" / "config.json").read_bytes() == (tmp_path / "hf" / "config.json").read_bytes()
+
+
 def test_config_from_run_dir_when_meta_has_none(tmp_path):
-    """An older meta.json without bert_config: the run's bert_config.json is used."""
+    """An older meta.json without the model's config: the run's model_config.json is used."""
     models, config = make_run_dir(tmp_path / "run")
     ckpt = tmp_path / "run" / "checkpoints" / "ckpt_00000020"
     (ckpt / "meta.json").write_text(json.dumps({"step": 20, "phase": 1}))
@@ -159,16 +175,16 @@ def test_a_model_file_holding_code_is_refused_not_run(tmp_path, capsys):
 
 
 def test_a_japanese_mecab_vocab_exports_transformers_mecab_tokenizer(tmp_path):
-    """A vocab trained on MeCab words (issue 23's vocab/japanese.py) keeps its word tokenizer
-    in the export: AutoTokenizer loads the folder as BertJapaneseTokenizer on MeCab words."""
+    """A vocab trained on MeCab words (the `mecab` kind, vocab/kinds/mecab.py) keeps its word
+    tokenizer in the export: AutoTokenizer loads the folder as BertJapaneseTokenizer on MeCab words."""
     transformers = pytest.importorskip("transformers")
     pytest.importorskip("fugashi")
     pytest.importorskip("unidic_lite")
-    from vocab.spec import tokenizer_config
+    from vocab.kinds.mecab import MecabVocab
 
     make_run_dir(tmp_path / "run", lower_case=None)
     (tmp_path / "run" / "tokenizer_config.json").write_text(
-        json.dumps(tokenizer_config(False, False, word_tokenizer="mecab")), encoding="utf-8")
+        json.dumps(MecabVocab.tokenizer_config(False, False)), encoding="utf-8")
     export(tmp_path / "run", tmp_path / "hf")
     tok = transformers.AutoTokenizer.from_pretrained(tmp_path / "hf")
     assert type(tok).__name__ == "BertJapaneseTokenizer"

@@ -50,7 +50,7 @@ def trainer_model(run, step):
     ckpt = run / "checkpoints" / f"ckpt_{step:08d}"
     meta = json.loads((ckpt / "meta.json").read_text())
     family = get_family(meta["model_type"])
-    model = family.build(family.read_config(meta["bert_config"], "meta.json"), unpad=False, nsp=False)
+    model = family.build(family.read_config(meta["model_config"], "meta.json"), unpad=False, nsp=False)
     model.load_state_dict(torch.load(ckpt / "model.pt", weights_only=True))
     return model.eval()
 

@@ -46,7 +46,7 @@ def test_modernbert_resumes_exactly_and_exports_the_trainer_logits(tiny_shards, 
     assert "ModernBertForMaskedLM.from_pretrained" in (hf_dir / "README.md").read_text()
     ckpt = straight / "checkpoints" / "ckpt_00000006"
     meta = json.loads((ckpt / "meta.json").read_text())
-    ours = ModernBertForPreTraining(FAMILY.read_config(meta["bert_config"], "meta.json"))
+    ours = ModernBertForPreTraining(FAMILY.read_config(meta["model_config"], "meta.json"))
     ours.load_state_dict(torch.load(ckpt / "model.pt", weights_only=True))
     ours.eval(), hf.eval()
     g = torch.Generator().manual_seed(0)

@@ -39,7 +39,7 @@ def test_a_family_added_by_one_module_trains_resumes_and_exports(toy_registered,
     hp = json.loads((straight / "hparams.json").read_text())
     assert hp["model_type"] == "toy" and hp["objective"].startswith("toy, masked LM only")
     meta = json.loads((straight / "checkpoints" / "ckpt_00000006" / "meta.json").read_text())
-    assert meta["model_type"] == "toy" and meta["bert_config"]["hidden_size"] == 16
+    assert meta["model_type"] == "toy" and meta["model_config"]["hidden_size"] == 16
 
     from trainer.export import main as export_main
 

@@ -13,20 +13,29 @@ import torch
 from tests.helpers.pretrained_models import save_model, tokenizer_folder, write_tokenized_shards
 from tests.trainer.models.test_families import assert_same_logits, init_args, trainer_model
 from tests.trainer.models.test_loading import built
-from trainer.models.vocab_transfer import plan_transfer, token_key, transfer_rows
+from trainer.models.vocab_transfer import plan_transfer, transfer_rows
 from trainer.run_pretraining import main
+from vocab.kinds.bytelevel import ByteLevelBPE
+from vocab.kinds.fast import TokenizerSpec
+from vocab.kinds.wordpiece import VocabSpec
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 transformers = pytest.importorskip("transformers")
 
 
-def test_tokens_compare_by_text_and_word_start_across_styles():
-    starts = {token_key("x", None, "##"), token_key("\u2581x", "\u2581", None), token_key("\u0120x", "\u0120", None)}
-    inside = {token_key("##x", None, "##"), token_key("x", "\u2581", None), token_key("x", "\u0120", None)}
+def test_tokens_compare_by_text_and_word_start_across_styles(tmp_path):
+    """Each kind spells its pieces its own way (vocab/kinds: piece_key)."""
+    wordpiece = VocabSpec(vocab_file=tmp_path / "vocab.txt", tokens=())
+    unigram = TokenizerSpec(folder=tmp_path, tokens=(), special_tokens=frozenset(), role_tokens={},
+                            start_marker="\u2581", piece_model="unigram")
+    bytelevel = ByteLevelBPE(folder=tmp_path, tokens=(), special_tokens=frozenset(), role_tokens={},
+                             start_marker="\u0120")
+    starts = {wordpiece.piece_key("x"), unigram.piece_key("\u2581x"), bytelevel.piece_key("\u0120x")}
+    inside = {wordpiece.piece_key("##x"), unigram.piece_key("x"), bytelevel.piece_key("x")}
     assert starts == {(b"x", True)} and inside == {(b"x", False)}
     # byte-level pieces stand for bytes: "Ã©" is é, "Ġ" the space before a word
-    assert token_key("\u0120\u00c3\u00a9t\u00c3\u00a9", "\u0120", None) == ("été".encode(), True)
-    assert token_key("\u00c3\u00a9", "\u0120", None) == ("é".encode(), False)
+    assert bytelevel.piece_key("\u0120\u00c3\u00a9t\u00c3\u00a9") == ("été".encode(), True)
+    assert bytelevel.piece_key("\u00c3\u00a9") == ("é".encode(), False)
 
 
 @pytest.fixture
@@ -35,7 +44,7 @@ def specs(tmp_path):
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
-    from vocab.spec import load_tokenizer_spec
+    from vocab.kinds import load_tokenizer
 
     old = tmp_path / "old"
     old.mkdir()
@@ -47,7 +56,7 @@ def specs(tmp_path):
     PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
                             unk_token="<unk>", cls_token="<s>", sep_token="</s>",
                             mask_token="<mask>").save_pretrained(tmp_path / "new")
-    return load_tokenizer_spec(old), load_tokenizer_spec(tmp_path / "new")
+    return load_tokenizer(old), load_tokenizer(tmp_path / "new")
 
 
 def test_shared_rows_are_kept_bit_for_bit_and_new_ones_are_their_pieces_mean(specs):
@@ -89,7 +98,7 @@ def test_random_new_rows_keep_the_shared_ones(specs):
 
 
 def test_an_xlmr_adapted_to_a_wordpiece_vocabulary(tmp_path, caplog):
-    from vocab.spec import load_tokenizer_spec
+    from vocab.kinds import load_tokenizer
 
     root = tmp_path / "tok"
     old_tok, new_tok = tokenizer_folder(root, "unigram"), tokenizer_folder(root, "wordpiece", vocab_size=500)
@@ -97,7 +106,7 @@ def test_an_xlmr_adapted_to_a_wordpiece_vocabulary(tmp_path, caplog):
     data = write_tokenized_shards(tmp_path / "data", new_tok)
     with caplog.at_level("INFO", logger="trainer"):
         _, _, start, model = built(init_args(data, model_dir, tmp_path / "o", vocab_file=new_tok))
-    old, new = load_tokenizer_spec(old_tok), load_tokenizer_spec(new_tok)
+    old, new = load_tokenizer(old_tok), load_tokenizer(new_tok)
     assert start.model_config.vocab_size == new.size and start.model_config.pad_token_id == new.pad_id == 0
     adapted = [r.getMessage() for r in caplog.records if r.getMessage().startswith("vocabulary adapted")]
     assert len(adapted) == 1 and "rows kept" in adapted[0], adapted

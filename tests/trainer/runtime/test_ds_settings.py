@@ -4,6 +4,8 @@ the LAMB-under-ZeRO warning. No DeepSpeed start-up: cheap."""
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import pytest
 
@@ -12,7 +14,14 @@ from tests.helpers.trainer_cli import deepspeed_args as argv
 from trainer.config import parse_args
 from trainer.errors import TrainError
 from trainer.run_pretraining import main
-from trainer.runtime.ds_settings import deepspeed_settings, lamb_zero_warning
+from trainer.runtime import ds_settings
+from trainer.runtime.ds_settings import (
+    STALE_BUILD_LOCK_S,
+    clear_stale_shm_build_lock,
+    deepspeed_settings,
+    lamb_zero_warning,
+    lock_holder_alive,
+)
 
 
 def one_error(capsys, args, match):
@@ -94,3 +103,30 @@ def test_lamb_under_zero_is_flagged():
     assert lamb_zero_warning(zero1, "adamw") is None
     assert lamb_zero_warning(dict(zero1, zero_optimization={"stage": 0}), "lamb") is None
     assert lamb_zero_warning({"bf16": {"enabled": True}}, "lamb") is None
+
+
+def test_a_lock_left_by_a_killed_shm_op_build_is_removed_and_a_held_one_kept(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
+    assert clear_stale_shm_build_lock() is None          # no lock: nothing to say
+    lock = tmp_path.resolve() / "deepspeed_shm_comm" / "lock"
+    fd = os.open(lock, os.O_CREAT | os.O_EXCL)            # a build under way holds it, as FileBaton does
+    try:
+        assert lock_holder_alive(lock) is True
+        assert clear_stale_shm_build_lock() is None and lock.exists()
+    finally:
+        os.close(fd)
+    assert lock_holder_alive(lock) is False                # its builder was killed
+    line = clear_stale_shm_build_lock()
+    assert not lock.exists() and "interrupted build" in line and str(lock) in line
+
+
+def test_where_proc_cannot_tell_a_lock_is_stale_by_its_age(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
+    monkeypatch.setattr(ds_settings, "lock_holder_alive", lambda lock: None)
+    lock = tmp_path / "deepspeed_shm_comm" / "lock"
+    lock.parent.mkdir()
+    lock.touch()
+    assert clear_stale_shm_build_lock() is None and lock.exists()
+    old = time.time() - STALE_BUILD_LOCK_S - 60
+    os.utime(lock, (old, old))
+    assert "interrupted build" in clear_stale_shm_build_lock() and not lock.exists()
