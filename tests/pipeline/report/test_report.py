@@ -192,3 +192,31 @@ def test_chromium_loads_every_image_and_finds_every_section(report_with_runs, tm
     bad = tmp_path / "bad.html"
     bad.write_text('<html><body><img alt="x" src="data:image/png;base64,AAAA"></body></html>')
     assert probe_page(bad, tmp_path)["broken"] == ["x"]
+
+
+def test_a_masked_lm_only_run_shows_what_it_did_and_its_held_out_accuracy(sample_run, tmp_path):
+    """Issue 46: make pretrain's headline (held-out accuracy against the unigram baseline) is on
+    the page, and the HDF5 table says the run masked anew (100% [MASK]), not the files' 80/10/10."""
+    data, _ = sample_run
+    (hdf5,) = [p for p in (data / "hu").iterdir() if p.name.startswith("hdf5_")]
+    run = tmp_path / "hu_modern"
+    run.mkdir()
+    lines = [{"step": s, "loss": 8 - s / 10, "mlm_loss": 8 - s / 10, "lr": 1e-3, "grad_norm": 1.0,
+              "samples_per_sec": 50.0, "epoch": 0} for s in range(1, 21)]
+    lines.append({"step": 20, "eval_mlm_loss": 7.0, "eval_mlm_acc": 0.12, "eval_loss": 7.0,
+                  "eval_instances": 148})
+    (run / "train_log.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (run / "hparams.json").write_text(json.dumps({
+        "phase": 1, "max_steps": 20, "objective": "mlm", "input_dir": str(hdf5), "masking": "dynamic",
+        "mlm_probability": 0.3, "mask_replace_prob": 1.0, "random_replace_prob": 0.0}))
+    (run / "heldout_mlm.json").write_text(json.dumps({
+        "accuracy": 0.214, "tokens": 2143, "rows": 18, "unigram_accuracy": 0.061, "unigram_token": ","}))
+    res = CliRunner().invoke(cli, ["--data-dir", str(data), "--lang", "hu", "report", "--run", str(run),
+                                   "--output", str(tmp_path / "r.html")])
+    assert res.exit_code == 0, res.output
+    page = sections((tmp_path / "r.html").read_text(encoding="utf-8"))
+    training, table = page["training"], page["hdf5"]
+    assert "0.214 against 0.061 for the unigram baseline" in training and "3.5x the baseline" in training
+    assert "dynamic: 30% of the tokens, new each epoch; [MASK] / random / kept 100% / 0% / 0%" in training
+    assert "masks in training (hu_modern)" in table and "100% / 0% / 0%" in table
+    assert "in the files (not used: the run masks anew)" in table
