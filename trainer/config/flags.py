@@ -93,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "epoch from (seed, epoch, sample), the originals restored from the HDF5")
     g.add_argument("--mlm_probability", type=float, default=0.15,
                    help="share of the tokens masked (with --masking dynamic), at most the HDF5's "
-                        "max_pred per row")
+                        "max_pred per row; by default the rate --input_dir was encoded with (its "
+                        "encode's --masked-lm-prob, said in one log line), else 0.15")
     g.add_argument("--whole_word_masking", action="store_true",
                    help="mask a piece and the ## pieces after it together (with --masking dynamic)")
     g.add_argument("--mask_replace_prob", type=float, default=0.8,
