@@ -17,6 +17,7 @@ from pipeline.report.inputs import ReportInputs
 from pipeline.report.page import SECTION_IDS
 from tests.helpers.browser import probe_page
 from tests.helpers.downstream_results import write_results
+from tests.helpers.mlm_run_dir import write_mlm_run
 
 IMG = re.compile(r'<img alt="([^"]*)" src="([^"]*)"')
 
@@ -199,16 +200,9 @@ def test_a_masked_lm_only_run_shows_what_it_did_and_its_held_out_accuracy(sample
     the page, and the HDF5 table says the run masked anew (100% [MASK]), not the files' 80/10/10."""
     data, _ = sample_run
     (hdf5,) = [p for p in (data / "hu").iterdir() if p.name.startswith("hdf5_")]
-    run = tmp_path / "hu_modern"
-    run.mkdir()
-    lines = [{"step": s, "loss": 8 - s / 10, "mlm_loss": 8 - s / 10, "lr": 1e-3, "grad_norm": 1.0,
-              "samples_per_sec": 50.0, "epoch": 0} for s in range(1, 21)]
-    lines.append({"step": 20, "eval_mlm_loss": 7.0, "eval_mlm_acc": 0.12, "eval_loss": 7.0,
-                  "eval_instances": 148})
-    (run / "train_log.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    (run / "hparams.json").write_text(json.dumps({
-        "phase": 1, "max_steps": 20, "objective": "mlm", "input_dir": str(hdf5), "masking": "dynamic",
-        "mlm_probability": 0.3, "mask_replace_prob": 1.0, "random_replace_prob": 0.0}))
+    run = write_mlm_run(tmp_path / "hu_modern", 20, 148, objective="mlm", input_dir=str(hdf5),
+                        masking="dynamic", mlm_probability=0.3, mask_replace_prob=1.0,
+                        random_replace_prob=0.0)
     (run / "heldout_mlm.json").write_text(json.dumps({
         "accuracy": 0.214, "tokens": 2143, "rows": 18, "unigram_accuracy": 0.061, "unigram_token": ","}))
     res = CliRunner().invoke(cli, ["--data-dir", str(data), "--lang", "hu", "report", "--run", str(run),

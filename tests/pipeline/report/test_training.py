@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from pipeline.report.training import languages, training_section
+from tests.helpers.mlm_run_dir import write_mlm_run
 
 
 def test_a_multilingual_run_shows_each_language(tmp_path):
@@ -30,14 +31,7 @@ def test_a_multilingual_run_shows_each_language(tmp_path):
 def test_a_masked_lm_only_run_has_no_nsp_line_in_its_loss_chart(tmp_path, monkeypatch):
     import pipeline.report.training as training
 
-    run = tmp_path / "mlm"
-    run.mkdir()
-    lines = [{"step": s, "loss": 7 - s / 10, "mlm_loss": 7 - s / 10, "lr": 1e-3, "grad_norm": 1.0,
-              "samples_per_sec": 50.0, "epoch": 0} for s in range(1, 11)]
-    lines.append({"step": 10, "eval_mlm_loss": 6.0, "eval_mlm_acc": 0.2, "eval_loss": 6.0,
-                  "eval_instances": 3000})
-    (run / "train_log.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    (run / "hparams.json").write_text(json.dumps({"phase": 1, "max_steps": 10, "masking": "static"}))
+    run = write_mlm_run(tmp_path / "mlm", 10, 3000, masking="static")
     charts = {}
     monkeypatch.setattr(training, "line_chart", lambda series, title, points=None, **kw:
                         charts.setdefault(title, [*series, *(points or {})]) and "")
