@@ -11,6 +11,10 @@ from pathlib import Path
 
 import pytest
 
+import scripts.pretrain as script
+from pipeline.core.runner import FORCE_HINT_ENV
+from scripts.commands import StepFailed
+from scripts.pretrain_advice import VIA_MAKE_ENV
 from scripts.vocab_rule import body_parameters, embedding_warning, suggest_vocab_size
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +39,7 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
                  "--eval_every 200", "--lr_schedule wsd", "--optimizer adamw"):
         assert flag in out, flag
     assert "held-out MLM accuracy" in out and "[MASK] = " in out
-    assert "probe: not run (15 held-out sentences" in out
+    assert "probe: not run (15 held-out sentences" in out and "--probe on runs it anyway, about" in out
     assert out.strip().splitlines()[-4].startswith("== did it learn? On ")
     run = tmp_path / "runs" / "hu_modern"
     card = (run / "hf" / "README.md").read_text(encoding="utf-8")
@@ -46,7 +50,7 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
 
     again = pretrain(*args)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert "training: already finished" in again.stdout and "torchrun" not in again.stdout
+    assert "training: already finished" in again.stdout and "trainer.launch" not in again.stdout
     assert "$ python -m trainer.export" not in again.stdout
 
 
@@ -68,3 +72,75 @@ def test_the_vocab_rule_takes_the_smaller_of_the_corpus_and_the_model_bounds():
     assert embedding_warning(size, 128, body) is None
     big = {"hidden_size": 768, "num_hidden_layers": 22, "intermediate_size": 1152}
     assert suggest_vocab_size(words, 768, body_parameters(big))[0] == 10000   # the corpus decides
+
+
+def test_a_misspelled_flag_names_the_one_meant():
+    res = pretrain("--lang", "hu", "--bugdet", "10m")
+    assert res.returncode == 2 and res.stderr.strip().splitlines() == [
+        "Error: unrecognized arguments: --bugdet 10m; did you mean --budget? (see python "
+        "scripts/pretrain.py --help)"]
+
+
+def test_a_wrong_lang_is_one_line_with_no_rerun_advice(sample_dump):
+    res = pretrain("--lang", "uk", "--dump", sample_dump)
+    assert res.returncode == 1 and res.stderr.strip().splitlines() == [
+        f"Error: --lang uk does not match the dump: {sample_dump} is the dump of huwiki (the "
+        "<dbname> of its <siteinfo>), not ukwiki: use --lang hu"]
+    assert res.stdout == ""   # refused before any step
+
+
+@pytest.fixture
+def stubbed(monkeypatch, tmp_path, sample_dump):
+    """scripts/pretrain.py's main with its commands recorded, not run (a vocab.txt in place)."""
+    calls = []
+    vocab = tmp_path / "data" / "hu" / "vocab"
+    vocab.mkdir(parents=True)
+    (vocab / "vocab.txt").write_text("[PAD]\n" * 10)
+    monkeypatch.setattr(script, "run_command", lambda cmd, step, env=None: calls.append([str(c) for c in cmd]))
+    monkeypatch.setattr(script, "choose_vocab", lambda a, model: 1000)
+    monkeypatch.setattr(script, "train", lambda *args: None)
+    monkeypatch.setattr(script, "evaluate", lambda *args: [])
+    monkeypatch.setattr(script, "probe", lambda *args: [])
+    monkeypatch.setenv(VIA_MAKE_ENV, "1")
+    monkeypatch.delenv(FORCE_HINT_ENV, raising=False)
+    args = ["--lang", "hu", "--data-dir", tmp_path / "data", "--budget", "30m", "--dump", sample_dump,
+            "--runs", tmp_path / "runs", "--device", "cpu", "--vocab-size", "1000"]
+    return calls, args
+
+
+def test_force_reaches_every_stage_and_the_refusal_names_make_pretrains_way(stubbed, sample_dump, tmp_path):
+    calls, args = stubbed
+    assert script.main(args) == 0
+    assert not any("--force" in c for c in calls)
+    hint = os.environ[FORCE_HINT_ENV]   # what a stage says where an earlier run had other settings
+    assert hint == (f"to redo it with these settings: make pretrain LANG=hu DUMP={sample_dump} "
+                    f"DATA_DIR={tmp_path / 'data'} PRETRAIN_OPTS='--runs {tmp_path / 'runs'} --device cpu "
+                    "--vocab-size 1000 --force'")
+    calls.clear()
+    assert script.main(args + ["--force"]) == 0
+    stages = [c[c.index("--lang") + 2] for c in calls if "pipeline" in c[:3]]
+    assert stages == ["download", "extract", "format", "split", "filter", "shard", "vocab", "probe",
+                      "encode", "report"]
+    assert all("--force" in c for c in calls if "report" not in c)
+
+
+def test_a_failed_step_names_make_pretrain_to_go_on(stubbed, monkeypatch, capsys):
+    calls, args = stubbed
+
+    def fail(*a):
+        raise StepFailed("training", 1)
+
+    monkeypatch.setattr(script, "train", fail)
+    assert script.main(args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("Error: training stopped (exit status 1): see the "
+                                               "messages above; once that is dealt with, `make pretrain LANG=hu")
+    assert "goes on where it stopped" in err[0] and "make demo" not in err[0]
+
+    def interrupt(*a):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(script, "train", interrupt)
+    assert script.main(args) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("Interrupted: `make pretrain LANG=hu")

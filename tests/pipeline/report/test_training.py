@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from pipeline.report.training import languages, training_section
+from tests.helpers.mlm_run_dir import write_mlm_run
 
 
 def test_a_multilingual_run_shows_each_language(tmp_path):
@@ -25,3 +26,16 @@ def test_a_multilingual_run_shows_each_language(tmp_path):
     assert languages([lines[-1]]) == ["uk", "vi"]
     for text in ("35.6%", "45.6% -&gt; 45.6%", "0.250", "0.350", "Held-out masked-LM accuracy per language"):
         assert text in html or text.replace("&gt;", ">") in html, text
+
+
+def test_a_masked_lm_only_run_has_no_nsp_line_in_its_loss_chart(tmp_path, monkeypatch):
+    import pipeline.report.training as training
+
+    run = write_mlm_run(tmp_path / "mlm", 10, 3000, masking="static")
+    charts = {}
+    monkeypatch.setattr(training, "line_chart", lambda series, title, points=None, **kw:
+                        charts.setdefault(title, [*series, *(points or {})]) and "")
+    html = training_section([run]).html()
+    assert charts["Training loss"] == ["loss", "mlm_loss", "eval mlm_loss"]
+    assert "static: the masks in the HDF5 files" in html
+    assert "held-out MLM accuracy" not in html   # no heldout_mlm.json: no row
