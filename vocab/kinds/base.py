@@ -20,6 +20,7 @@ Loaded, an instance is the tokenizer (a "spec"):
     spec.word_ids(words)                   # each word's ids, as a text of its own
     spec.piece_key(token)                  # (the piece's text as bytes, starts a word?): adaptation
     spec.save(folder, model_max_length=None, tokenizer_json=False)   # its files, atomically
+    spec.fast_text(text)                   # text as its tokenizer.json takes it (MeCab: words split)
     spec.records_in_data, spec.folder_suffix(), spec.piece_model     # what the data records
 
 `TrainingJob` is what a stage hands `train`: the sample (work/sample.tsv, sample.txt,
@@ -320,6 +321,12 @@ class TokenizerKind:
         """(a piece's text as UTF-8 bytes, whether it starts a word): what vocabulary adaptation
         compares across kinds ("##ab" -> (b"ab", False), "▁ab" -> (b"ab", True))."""
         raise NotImplementedError
+
+    def fast_text(self, text: str) -> str:
+        """`text` as the tokenizer.json of its export must be given it to give its ids: the text
+        itself, except where the fast form cannot split words as the kind does (MeCab words:
+        vocab/kinds/mecab.py gives them joined by spaces)."""
+        return text
 
     def save_tokenizer_json(self, folder: str | Path) -> None:
         """A tokenizer.json in `folder` where its files hold none and it has one to write (a model

@@ -180,7 +180,6 @@ class VocabSpec(TokenizerKind):
                          model_max_length: int = DEFAULT_MAX_LENGTH) -> dict:
         return bert_tokenizer_config(lower_case, strip_accents, model_max_length)
 
-    writes_tokenizer_json = True   # BertTokenizerFast's; MeCab words have none (BertJapaneseTokenizer)
 
     @classmethod
     def write_vocab(cls, folder: Path, tokens, lower_case: bool, strip_accents: bool) -> None:
@@ -212,10 +211,14 @@ class VocabSpec(TokenizerKind):
             self.save_tokenizer_json(out)
 
     def save_tokenizer_json(self, folder) -> None:
-        """BertTokenizerFast's tokenizer.json (the same bytes transformers writes for this vocab)."""
-        if self.writes_tokenizer_json and not (Path(folder) / TOKENIZER_JSON).exists():
+        """Its fast form as tokenizer.json (BERT's: the same bytes transformers writes for this vocab)."""
+        if not (Path(folder) / TOKENIZER_JSON).exists():
             with atomic_path(Path(folder) / TOKENIZER_JSON) as tmp:
-                make_fast_tokenizer(self).save(str(tmp))
+                self.fast_tokenizer().save(str(tmp))
+
+    def fast_tokenizer(self):
+        """The `tokenizers.Tokenizer` of its tokenizer.json: BertTokenizerFast's."""
+        return make_fast_tokenizer(self)
 
     # -- training -----------------------------------------------------------------------------
     @classmethod
