@@ -39,9 +39,9 @@ from scripts.demo import DemoError, read_json, run_command, say, shown, torchrun
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
 from scripts.vocab_rule import (  # noqa: E402
     body_parameters,
+    corpus_words,
     embedding_warning,
     suggest_vocab_size,
-    word_counts,
 )
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402
 
@@ -82,7 +82,8 @@ def prepare_text(a) -> None:
 
 def choose_vocab(a, model: dict) -> int:
     hidden, body = model["hidden_size"], body_parameters(model)
-    size, why = suggest_vocab_size(word_counts(a.data_dir / a.lang / "filtered"), hidden, body)
+    corpus = corpus_words(a.data_dir / a.lang / "filtered", a.lang)
+    size, why = suggest_vocab_size(corpus.words, hidden, body, corpus.least)
     say(f"vocab: {why}: {size:,}" + (f" (--vocab-size {a.vocab_size} given)" if a.vocab_size else ""))
     chosen = a.vocab_size or size
     warning = embedding_warning(chosen, hidden, body)

@@ -6,7 +6,8 @@ A kind is a class. Before anything is loaded it says whether a folder is one of 
 (`claims`, on a `Found` that reads each file once for every kind that asks) and loads it
 (`load`); whether it is what `pipeline vocab --model-type X` trains for a language (`trains`),
 what it asks of the settings (`check_training`), which words its training sample is cut into
-(`sample_words`) and how it is trained and written (`train`, one resumable step after another).
+(`sample_words`), the smallest vocab its training takes on a corpus (`least_vocab_size`) and how
+it is trained and written (`train`, one resumable step after another).
 Loaded, an instance is the tokenizer (a "spec"):
 
     spec.size, spec.tokens, spec.pad_id / unk_id / cls_id / sep_id / mask_id, spec.role_ids()
@@ -195,6 +196,13 @@ class TokenizerKind:
     @classmethod
     def check_training(cls, vocab_size: int, from_spm, strip_accents: bool, segmenter: str | None) -> None:
         """TrainingError (one line) when the settings do not suit this kind."""
+
+    @classmethod
+    def least_vocab_size(cls, alphabet: set[str], char_counts, character_coverage: float = 0.9999) -> int:
+        """The smallest --vocab-size it can be trained with on a corpus of these characters
+        (`alphabet`: each character as its sample words normalise it; `char_counts`: a Counter of
+        them over the sample's words, for sentencepiece's character coverage)."""
+        return 0
 
     @classmethod
     def sample_words(cls, lower_case: bool, strip_accents: bool, segmenter: str | None):

@@ -42,7 +42,7 @@ from vocab.core.word_starts import SegmentedWordPiece, token_starts
 from vocab.kinds.base import Found, TokenizerKind, TrainingJob
 from vocab.training.convert import read_spm_pieces, to_wordpiece
 from vocab.training.spm import MODEL_TYPES as SPM_MODEL_TYPES
-from vocab.training.spm import train_sentencepiece
+from vocab.training.spm import required_chars, train_sentencepiece
 from vocab.training.words import BertWords
 
 BERT_ROLES = {"pad": "[PAD]", "unk": "[UNK]", "cls": "[CLS]", "sep": "[SEP]", "mask": "[MASK]"}
@@ -221,6 +221,14 @@ class VocabSpec(TokenizerKind):
         return make_fast_tokenizer(self)
 
     # -- training -----------------------------------------------------------------------------
+    @classmethod
+    def least_vocab_size(cls, alphabet, char_counts, character_coverage=0.9999) -> int:
+        """The larger of what sentencepiece keeps (its required characters, beside the pieces the
+        conversion drops and adds) and what the conversion keeps: the specials and every
+        character of the input as c and ##c (vocab/training/convert.py)."""
+        spm = required_chars(char_counts, character_coverage) + NUM_SPECIALS - SPM_EXTRA_PIECES + 1
+        return max(spm, NUM_SPECIALS + 2 * len(alphabet))
+
     @classmethod
     def sample_words(cls, lower_case, strip_accents, segmenter):
         return BertWords.of(lower_case, strip_accents, segmenter)
