@@ -24,7 +24,14 @@ from vocab.core.segmenters import MecabSegmenter
 from vocab.core.tokenizer_json import word_marks
 from vocab.kinds.base import Found, TrainingJob
 from vocab.kinds.fast import TokenizerSpec
-from vocab.training.bytelevel import MIN_VOCAB_SIZE, MODEL_TYPE, ROLES, check_size, tokenizer_config, train_bytelevel_bpe
+from vocab.training.bytelevel import (
+    MIN_VOCAB_SIZE,
+    MODEL_TYPE,
+    ROLES,
+    check_size,
+    tokenizer_config,
+    train_bytelevel_bpe,
+)
 from vocab.training.words import BertWords
 
 BYTE_MARK = "\u0120"   # "Ġ": the space, in GPT-2's byte alphabet
