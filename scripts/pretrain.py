@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -35,15 +34,18 @@ if __package__ in (None, "") and str(ROOT) not in sys.path:  # run by path: impo
     sys.path.insert(0, str(ROOT))
 
 from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
+from pipeline.text.language_settings import word_segmenter  # noqa: E402
 from scripts.demo import DemoError, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
 from scripts.vocab_rule import (  # noqa: E402
+    MODEL_TYPE,
     body_parameters,
     corpus_words,
     embedding_warning,
     suggest_vocab_size,
 )
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402
+from vocab.kinds import MODEL_TYPES, load_tokenizer  # noqa: E402
 
 CONFIGS = ROOT / "trainer" / "configs"
 MODELS = {"cpu": CONFIGS / "modernbert_small.json", "cuda": CONFIGS / "modernbert_base.json"}
@@ -82,7 +84,7 @@ def prepare_text(a) -> None:
 
 def choose_vocab(a, model: dict) -> int:
     hidden, body = model["hidden_size"], body_parameters(model)
-    corpus = corpus_words(a.data_dir / a.lang / "filtered", a.lang)
+    corpus = corpus_words(a.data_dir / a.lang / "filtered", a.lang, a.model_type)
     size, why = suggest_vocab_size(corpus.words, hidden, body, corpus.least)
     say(f"vocab: {why}: {size:,}" + (f" (--vocab-size {a.vocab_size} given)" if a.vocab_size else ""))
     chosen = a.vocab_size or size
@@ -113,19 +115,12 @@ def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: Path,
 
 
 def heldout_sentences(a, n: int = 3) -> list[str]:
-    """n held-out sentences of 6+ words, the longest word of each replaced by [MASK]."""
-    out = []
-    for path in sorted((a.data_dir / a.lang / "sharded").glob("*_test_*.txt")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            words = line.split()
-            if 6 <= len(words) <= 30:
-                longest = max(range(len(words)), key=lambda i: len(re.sub(r"\W", "", words[i])))
-                core = re.sub(r"\W+$", "", words[longest])
-                out.append(" ".join(words[:longest] + [words[longest].replace(core, "[MASK]", 1)]
-                                    + words[longest + 1:]))
-            if len(out) >= n:
-                return out
-    return out
+    """n held-out sentences, each with one word hidden whole (scripts/fill_mask.py's [[word]])."""
+    from scripts.fill_mask import hide_words
+
+    lines = (line for path in sorted((a.data_dir / a.lang / "sharded").glob("*_test_*.txt"))
+             for line in path.read_text(encoding="utf-8").splitlines())
+    return hide_words(lines, load_tokenizer(a.data_dir / a.lang / "vocab"), word_segmenter(a.lang), n)
 
 
 def evaluate(a, out: Path, hf: Path, hdf5: Path) -> list[str]:
@@ -143,8 +138,8 @@ def evaluate(a, out: Path, hf: Path, hdf5: Path) -> list[str]:
     sentences = heldout_sentences(a)
     if sentences:
         say(f"$ {shown([sys.executable, 'scripts/fill_mask.py', hf, *sentences])}")
-        for text, (ranking,) in zip(sentences, fill_masks(hf, sentences)):
-            say(f"{text}\n    [MASK] = " + ", ".join(f"{t} ({p:.2f})" for t, p in ranking))
+        for filled in fill_masks(hf, sentences):
+            say("\n".join(filled.lines()))
     return verdict_lines(result) + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
 
 
@@ -171,6 +166,8 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=Path, default=Path("runs"), help="the run goes to RUNS/LANG_modern")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     p.add_argument("--vocab-size", type=int, default=None, help="default: the rule's suggestion")
+    p.add_argument("--model-type", choices=MODEL_TYPES, default=MODEL_TYPE,
+                   help="the tokenizer `pipeline vocab` trains (bytelevel-bpe: RoBERTa's byte-level BPE)")
     p.add_argument("--model-config", type=Path, default=None,
                    help="a ModernBERT JSON (default: modernbert_small.json on CPU, _base on GPU)")
     p.add_argument("--batch-size", type=int, default=32, help="per rank (--train_batch_size)")
@@ -192,17 +189,20 @@ def main(argv=None) -> int:
         say("== [2/5] vocab, shards, probe, packed rows")
         vocab_size = choose_vocab(a, model)
         run_command(pipeline(a, "run", *(["--dump", a.dump] if a.dump else []), "--vocab-size",
-                             vocab_size, "--no-encode"), "pipeline run")
+                             vocab_size, *(["--model-type", a.model_type] if a.model_type != MODEL_TYPE else []),
+                             "--no-encode"), "pipeline run")
         run_command(pipeline(a, "encode", "--pack", *[x for k, v in PACKED.items()
                                                       for x in (f"--{k.replace('_', '-')}", v)]),
                     "pipeline encode")
         lang_dir, out = a.data_dir / a.lang, a.runs / f"{a.lang}_modern"
-        vocab_lines = sum(1 for _ in open(lang_dir / "vocab" / "vocab.txt", encoding="utf-8"))
+        spec = load_tokenizer(lang_dir / "vocab")   # its kind names the HDF5 folder (a suffix)
+        vocab_lines = spec.size
         out.mkdir(parents=True, exist_ok=True)
         run_model = out / "model_config.json"   # the model, its vocab_size fitted to vocab.txt
         run_model.write_text(json.dumps({**model, "vocab_size": -(-vocab_lines // 64) * 64}, indent=1))
-        hdf5 = lang_dir / output_folder_name(False, PACKED["max_seq"], PACKED["max_pred"],
-                                             PACKED["masked_lm_prob"], dupe_factor=1, packed=True)
+        hdf5 = lang_dir / output_folder_name(spec.lower_case, PACKED["max_seq"], PACKED["max_pred"],
+                                             PACKED["masked_lm_prob"], dupe_factor=1, packed=True,
+                                             tokenizer_suffix=spec.folder_suffix())
         say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}")
         train(a, device, ranks, run_model, lang_dir / "vocab", hdf5, out)
         say("== [4/5] export, held-out accuracy, fill-mask")
