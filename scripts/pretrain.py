@@ -37,6 +37,7 @@ from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
 from pipeline.text.language_settings import word_segmenter  # noqa: E402
 from scripts.demo import DemoError, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
+from scripts.fill_mask import hide_words  # noqa: E402  (light: torch and transformers when called)
 from scripts.vocab_rule import (  # noqa: E402
     MODEL_TYPE,
     body_parameters,
@@ -116,8 +117,6 @@ def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: Path,
 
 def heldout_sentences(a, n: int = 3) -> list[str]:
     """n held-out sentences, each with one word hidden whole (scripts/fill_mask.py's [[word]])."""
-    from scripts.fill_mask import hide_words
-
     lines = (line for path in sorted((a.data_dir / a.lang / "sharded").glob("*_test_*.txt"))
              for line in path.read_text(encoding="utf-8").splitlines())
     return hide_words(lines, load_tokenizer(a.data_dir / a.lang / "vocab"), word_segmenter(a.lang), n)
