@@ -232,24 +232,19 @@ def export(s: Settings) -> str:
 
 
 def fill_mask_examples(s: Settings) -> str:
-    """Top-5 guesses for each example, and the rank of the expected word, through transformers."""
+    """Top-5 guesses for each example, and the rank of the expected word, through transformers
+    (the word hidden whole: scripts/fill_mask.py's [[word]])."""
     from scripts.fill_mask import (
         fill_masks,  # quiet transformers: the demo shows results
     )
 
-    texts = [text for text, _ in FILL_MASK_EXAMPLES]
+    texts = [text.replace("[MASK]", f"[[{expected}]]") for text, expected in FILL_MASK_EXAMPLES]
     say(f"$ python scripts/fill_mask.py {s.hf_dir} " + " ".join(f'"{t}"' for t in texts))
-    vocab_size = int(read_json(s.hf_dir / "config.json")["vocab_size"])
-    ranks = []
-    for (text, expected), (ranking,) in zip(FILL_MASK_EXAMPLES, fill_masks(s.hf_dir, texts, vocab_size)):
-        tokens = [tok for tok, _ in ranking]   # every token, best first
-        rank = tokens.index(expected) + 1 if expected in tokens else None
-        ranks.append(rank)
-        say(text)
-        say("    [MASK] = " + ", ".join(f"{tok} ({p:.2f})" for tok, p in ranking[:5])
-            + (f"   | '{expected}' ranks {rank} of {vocab_size}" if rank else ""))
+    filled = fill_masks(s.hf_dir, texts)
+    for f in filled:
+        say("\n".join(f.lines()))
     return (f"{len(FILL_MASK_EXAMPLES)} sentences; expected word ranks "
-            + ", ".join(str(r) if r else "-" for r in ranks))
+            + ", ".join(f.ranks for f in filled))
 
 
 def heldout(s: Settings) -> str:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import sys
 from argparse import ArgumentDefaultsHelpFormatter
@@ -43,16 +42,20 @@ from common.flags import HintingParser  # noqa: E402
 from pipeline.core.registry import pipeline_stages  # noqa: E402
 from pipeline.core.runner import FORCE_HINT_ENV  # noqa: E402
 from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
+from pipeline.text.language_settings import word_segmenter  # noqa: E402
 from scripts.commands import DemoError, StepFailed, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
+from scripts.fill_mask import hide_words  # noqa: E402  (light: torch and transformers when called)
 from scripts.pretrain_advice import input_problem, probe_estimate, rerun_command  # noqa: E402
 from scripts.vocab_rule import (  # noqa: E402
+    MODEL_TYPE,
     body_parameters,
+    corpus_words,
     embedding_warning,
     suggest_vocab_size,
-    word_counts,
 )
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402
+from vocab.kinds import MODEL_TYPES, load_tokenizer  # noqa: E402
 
 CONFIGS = ROOT / "trainer" / "configs"
 MODELS = {"cpu": CONFIGS / "modernbert_small.json", "cuda": CONFIGS / "modernbert_base.json"}
@@ -103,7 +106,8 @@ def later_stages() -> list[str]:
 
 def choose_vocab(a, model: dict) -> int:
     hidden, body = model["hidden_size"], body_parameters(model)
-    size, why = suggest_vocab_size(word_counts(a.data_dir / a.lang / "filtered"), hidden, body)
+    corpus = corpus_words(a.data_dir / a.lang / "filtered", a.lang, a.model_type)
+    size, why = suggest_vocab_size(corpus.words, hidden, body, corpus.least)
     say(f"vocab: {why}: {size:,}" + (f" (--vocab-size {a.vocab_size} given)" if a.vocab_size else ""))
     chosen = a.vocab_size or size
     warning = embedding_warning(chosen, hidden, body)
@@ -139,19 +143,10 @@ def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: Path,
 
 
 def heldout_sentences(a, n: int = 3) -> list[str]:
-    """n held-out sentences of 6+ words, the longest word of each replaced by [MASK]."""
-    out = []
-    for path in sorted((a.data_dir / a.lang / "sharded").glob("*_test_*.txt")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            words = line.split()
-            if 6 <= len(words) <= 30:
-                longest = max(range(len(words)), key=lambda i: len(re.sub(r"\W", "", words[i])))
-                core = re.sub(r"\W+$", "", words[longest])
-                out.append(" ".join(words[:longest] + [words[longest].replace(core, "[MASK]", 1)]
-                                    + words[longest + 1:]))
-            if len(out) >= n:
-                return out
-    return out
+    """n held-out sentences, each with one word hidden whole (scripts/fill_mask.py's [[word]])."""
+    lines = (line for path in sorted((a.data_dir / a.lang / "sharded").glob("*_test_*.txt"))
+             for line in path.read_text(encoding="utf-8").splitlines())
+    return hide_words(lines, load_tokenizer(a.data_dir / a.lang / "vocab"), word_segmenter(a.lang), n)
 
 
 def evaluate(a, out: Path, hf: Path, hdf5: Path) -> list[str]:
@@ -170,8 +165,8 @@ def evaluate(a, out: Path, hf: Path, hdf5: Path) -> list[str]:
     sentences = heldout_sentences(a)
     if sentences:
         say(f"$ {shown([sys.executable, 'scripts/fill_mask.py', hf, *sentences])}")
-        for text, (ranking,) in zip(sentences, fill_masks(hf, sentences)):
-            say(f"{text}\n    [MASK] = " + ", ".join(f"{t} ({p:.2f})" for t, p in ranking))
+        for filled in fill_masks(hf, sentences):
+            say("\n".join(filled.lines()))
     return verdict_lines(result) + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
 
 
@@ -202,6 +197,8 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=Path, default=Path("runs"), help="the run goes to RUNS/LANG_modern")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     p.add_argument("--vocab-size", type=int, default=None, help="default: the rule's suggestion")
+    p.add_argument("--model-type", choices=MODEL_TYPES, default=MODEL_TYPE,
+                   help="the tokenizer `pipeline vocab` trains (bytelevel-bpe: RoBERTa's byte-level BPE)")
     p.add_argument("--model-config", type=Path, default=None,
                    help="a ModernBERT JSON (default: modernbert_small.json on CPU, _base on GPU)")
     p.add_argument("--batch-size", type=int, default=32, help="per rank (--train_batch_size)")
@@ -230,19 +227,22 @@ def main(argv=None) -> int:
         prepare_text(a)
         say("== [2/5] vocab, shards, probe, packed rows")
         vocab_size = choose_vocab(a, model)
+        kind = ["--model-type", a.model_type] if a.model_type != MODEL_TYPE else []
         for stage in later_stages():   # shard, vocab, probe: what `pipeline run` runs next
-            extra = ["--vocab-size", vocab_size] if stage == "vocab" else []
+            extra = ["--vocab-size", vocab_size, *kind] if stage == "vocab" else []
             run_command(pipeline(a, stage, *extra, *forced(a)), f"pipeline {stage}")
         run_command(pipeline(a, "encode", "--pack", *[x for k, v in PACKED.items()
                                                       for x in (f"--{k.replace('_', '-')}", v)],
                              *forced(a)), "pipeline encode")
         lang_dir, out = a.data_dir / a.lang, a.runs / f"{a.lang}_modern"
-        vocab_lines = sum(1 for _ in open(lang_dir / "vocab" / "vocab.txt", encoding="utf-8"))
+        spec = load_tokenizer(lang_dir / "vocab")   # its kind names the HDF5 folder (a suffix)
+        vocab_lines = spec.size
         out.mkdir(parents=True, exist_ok=True)
         run_model = out / "model_config.json"   # the model, its vocab_size fitted to vocab.txt
         run_model.write_text(json.dumps({**model, "vocab_size": -(-vocab_lines // 64) * 64}, indent=1))
-        hdf5 = lang_dir / output_folder_name(False, PACKED["max_seq"], PACKED["max_pred"],
-                                             PACKED["masked_lm_prob"], dupe_factor=1, packed=True)
+        hdf5 = lang_dir / output_folder_name(spec.lower_case, PACKED["max_seq"], PACKED["max_pred"],
+                                             PACKED["masked_lm_prob"], dupe_factor=1, packed=True,
+                                             tokenizer_suffix=spec.folder_suffix())
         say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}")
         train(a, device, ranks, run_model, lang_dir / "vocab", hdf5, out)
         say("== [4/5] export, held-out accuracy, fill-mask")
