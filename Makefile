@@ -62,7 +62,7 @@ corpus: setup
 # goes to runs/$(LANG)_modern. PRETRAIN_OPTS='--device cpu --vocab-size 8000' etc.; PRETRAIN_OPTS=--long:
 # the long-context recipe (phases to 2,048 tokens on CPU, 8,192 on GPUs) into runs/$(LANG)_modern_long.
 pretrain: setup
-	$(PY) scripts/pretrain.py --lang $(WIKI_LANG) --data-dir $(DATA_DIR) --budget $(BUDGET) $(DUMP_OPT) $(WORKERS_OPT) $(PRETRAIN_OPTS)
+	WIKI2BERT_VIA_MAKE=1 $(PY) scripts/pretrain.py --lang $(WIKI_LANG) --data-dir $(DATA_DIR) --budget $(BUDGET) $(DUMP_OPT) $(WORKERS_OPT) $(PRETRAIN_OPTS)
 
 # The demo's data, runs and exported model go to $(DATA_DIR)/demo; DEMO_OPTS='--steps 100' etc.
 # (python scripts/demo.py --help). A rerun skips finished stages and finished training.

@@ -8,6 +8,7 @@ Usage:
     write_text_atomic(path, lambda fh: fh.write(...)) # text that a function writes
     remove_stale_temporaries(folder)                  # what a killed run left behind
     remove_stale_temporaries(folder, "report.html")   # ... of one file
+    follow_umask(path)                                # a library's 0600 file given the umask's mode
 
 Temporary names are `.NAME.<random>.tmp`, unique per attempt, so two attempts at one task (a
 retried or duplicated task) never write into each other's file, and a killed writer leaves
@@ -42,6 +43,12 @@ os.umask(_UMASK)
 TEMPORARY_GLOB = ".*.tmp"
 
 
+def follow_umask(path: str | os.PathLike) -> None:
+    """Give `path` the mode a new file gets from the umask (0666 & ~umask): for a file written
+    through mkstemp (0600), ours or a library's (safetensors writes model.safetensors so)."""
+    os.chmod(path, 0o666 & ~_UMASK)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside `path`; on success rename it over `path` atomically."""
@@ -50,7 +57,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
-    os.chmod(tmp_path, 0o666 & ~_UMASK)
+    follow_umask(tmp_path)
     try:
         yield tmp_path
         os.replace(tmp_path, path)

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import click
 
+from common.interrupt import say_interrupted
+
 from .core.errors import StageError
 from .core.executor import default_workers, use_scheduler
 from .core.os_errors import describe, is_data_error
@@ -105,7 +107,7 @@ class StageGroup(click.Group):
         except UnicodeDecodeError as exc:
             raise click.ClickException(f"{exc}") from None
         except KeyboardInterrupt:   # Ctrl-C: one line, not click's "Aborted!" after tracebacks
-            click.echo(INTERRUPTED, err=True)
+            say_interrupted(INTERRUPTED)
             raise click.exceptions.Exit(130) from None
 
 

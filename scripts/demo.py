@@ -27,13 +27,10 @@ its last checkpoint), and an export newer than its checkpoint is kept.
 """
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import shlex
-import subprocess
 import sys
 import time
+from argparse import ArgumentDefaultsHelpFormatter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +38,16 @@ ROOT = Path(__file__).resolve().parents[1]  # the repo root (this file is script
 if __package__ in (None, "") and str(ROOT) not in sys.path:  # run by path: import the product
     sys.path.insert(0, str(ROOT))
 
+from common.flags import HintingParser  # noqa: E402
 from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
+from scripts.commands import (  # noqa: E402
+    DemoError,
+    StepFailed,
+    read_json,
+    run_command,
+    say,
+    torchrun_prefix,
+)
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
 from scripts.heldout_mlm import heldout_accuracy, summary_line, verdict_lines  # noqa: E402  (torch when called)
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402  (no torch)
@@ -60,10 +66,6 @@ FILL_MASK_EXAMPLES = (
     ("A legutóbbi népszámlálás szerint Szeged [MASK] 160 766 fő.", "lakossága"),
     ("Bartók Béla magyar [MASK], zongoraművész és népzenekutató.", "zeneszerző"),
 )
-
-
-class DemoError(RuntimeError):
-    """A step failed; the message names the step and what to look at."""
 
 
 @dataclass
@@ -111,38 +113,9 @@ class StepLog:
         say(f"-> {name}: {result} ({seconds:.1f} s)")
 
 
-def say(msg: str = "") -> None:
-    print(msg, flush=True)
-
-
 def header(n: int, total: int, title: str) -> None:
     say()
     say(f"== [{n}/{total}] {title}")
-
-
-def shown(cmd: list) -> str:
-    text = " ".join(shlex.quote(str(c)) for c in cmd)
-    text = text.replace(f"{sys.executable} -m trainer.launch", "torchrun")
-    return text.replace(sys.executable, "python")
-
-
-def run_command(cmd: list, step: str, env: dict | None = None) -> None:
-    """Run a command in the repo root, its output streaming to ours; a failure names the step."""
-    say(f"$ {shown(cmd)}")
-    full_env = {**os.environ, "PYTHONUTF8": "1", **(env or {})}
-    proc = subprocess.run([str(c) for c in cmd], cwd=ROOT, env=full_env)
-    if proc.returncode in (130, -2):   # the command was interrupted (SIGINT)
-        raise KeyboardInterrupt
-    if proc.returncode != 0:
-        raise DemoError(f"{step} stopped (exit status {proc.returncode}): see the messages above; "
-                        "rerun `make demo` to continue (finished stages and checkpoints are kept)")
-
-
-def read_json(path: Path) -> dict | None:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,11 +167,6 @@ def trained_step(output_dir: Path) -> int:
     at once."""
     found = list_checkpoints(output_dir)
     return checkpoint_step(found[-1]) if found else 0
-
-
-def torchrun_prefix(nproc: int) -> list:
-    # --standalone: a private rendezvous on a free port; trainer.launch: torchrun, quiet on Ctrl-C
-    return [sys.executable, "-m", "trainer.launch", "--standalone", f"--nproc_per_node={nproc}"]
 
 
 def last_records(output_dir: Path) -> tuple[dict, dict]:
@@ -264,24 +232,19 @@ def export(s: Settings) -> str:
 
 
 def fill_mask_examples(s: Settings) -> str:
-    """Top-5 guesses for each example, and the rank of the expected word, through transformers."""
+    """Top-5 guesses for each example, and the rank of the expected word, through transformers
+    (the word hidden whole: scripts/fill_mask.py's [[word]])."""
     from scripts.fill_mask import (
         fill_masks,  # quiet transformers: the demo shows results
     )
 
-    texts = [text for text, _ in FILL_MASK_EXAMPLES]
+    texts = [text.replace("[MASK]", f"[[{expected}]]") for text, expected in FILL_MASK_EXAMPLES]
     say(f"$ python scripts/fill_mask.py {s.hf_dir} " + " ".join(f'"{t}"' for t in texts))
-    vocab_size = int(read_json(s.hf_dir / "config.json")["vocab_size"])
-    ranks = []
-    for (text, expected), (ranking,) in zip(FILL_MASK_EXAMPLES, fill_masks(s.hf_dir, texts, vocab_size)):
-        tokens = [tok for tok, _ in ranking]   # every token, best first
-        rank = tokens.index(expected) + 1 if expected in tokens else None
-        ranks.append(rank)
-        say(text)
-        say("    [MASK] = " + ", ".join(f"{tok} ({p:.2f})" for tok, p in ranking[:5])
-            + (f"   | '{expected}' ranks {rank} of {vocab_size}" if rank else ""))
+    filled = fill_masks(s.hf_dir, texts)
+    for f in filled:
+        say("\n".join(f.lines()))
     return (f"{len(FILL_MASK_EXAMPLES)} sentences; expected word ranks "
-            + ", ".join(str(r) if r else "-" for r in ranks))
+            + ", ".join(f.ranks for f in filled))
 
 
 def heldout(s: Settings) -> str:
@@ -321,9 +284,9 @@ def artefacts(s: Settings) -> list[tuple[str, Path]]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python scripts/demo.py",
+    p = HintingParser(prog="python scripts/demo.py",
                                 description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                formatter_class=ArgumentDefaultsHelpFormatter)
     p.add_argument("--data-dir", type=Path, default=ROOT / "data" / "demo",
                    help="everything the demo writes goes here")
     p.add_argument("--vocab-size", type=int, default=3000,
@@ -369,7 +332,9 @@ def main(argv=None) -> int:
             result = fn(s)
             log.add(title.split(":")[0], time.time() - t0, result)
     except DemoError as exc:
-        print(f"Error: {exc}", file=sys.stderr)
+        more = ("; rerun `make demo` to continue (finished stages and checkpoints are kept)"
+                if isinstance(exc, StepFailed) else "")
+        print(f"Error: {exc}{more}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("Interrupted: rerun `make demo` to continue where it stopped", file=sys.stderr)

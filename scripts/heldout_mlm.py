@@ -20,6 +20,7 @@ Needs torch, h5py and transformers.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 from pathlib import Path
@@ -113,6 +114,13 @@ def heldout_accuracy(model_dir: Path, hdf5_dir: Path, mask_share: float = 0.15,
     return {"accuracy": right / max(1, total), "tokens": total, "rows": len(rows),
             "unigram_accuracy": base / max(1, total),
             "unigram_token": tokenizer.convert_ids_to_tokens(top)}
+
+
+def save_result(r: dict, path: Path, model_dir: Path, hdf5_dir: Path) -> None:
+    """The measure as JSON beside the run (`make pretrain`: RUN/heldout_mlm.json), where
+    `pipeline report --run RUN` shows it (pipeline/report/training.py)."""
+    record = {**r, "model": str(model_dir), "hdf5": str(hdf5_dir), "line": summary_line(r)}
+    Path(path).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
 
 
 def summary_line(r: dict) -> str:

@@ -8,8 +8,9 @@ Usage:
 What it runs, each printed before it runs (every step resumes or skips finished work):
   1. the pipeline to the filtered corpus (`pipeline download --dump`, extract, format, split, filter);
   2. a vocab size from the corpus and the model (scripts/vocab_rule.py: the rule, in words);
-  3. `pipeline run --vocab-size N --no-encode` (shards, vocab, probe, report), then
-     `pipeline encode --pack --max-seq 128 --max-pred 40 --masked-lm-prob 0.3 --dupe-factor 1`;
+  3. the rest of what `pipeline run` runs: `pipeline shard`, `pipeline vocab --vocab-size N`,
+     `pipeline probe`, then `pipeline encode --pack --max-seq 128 --max-pred 40 --masked-lm-prob
+     0.3 --dupe-factor 1`;
   4. the modern recipe under torchrun: ModernBERT (CPU: 4 x 256, trainer/configs/modernbert_small.json;
      GPU: ModernBERT-base), MLM only (--no_nsp), dynamic 30% mask-only masking, AdamW,
      warmup-stable-decay, `--train_budget BUDGET`, an eval every 200 steps (the model card's
@@ -19,7 +20,10 @@ What it runs, each printed before it runs (every step resumes or skips finished 
   6. the probe (`python -m trainer.finetune --probe`, 3 seeds, against random init) where its
      test split can tell them apart (scripts/demo_probe.py), and `pipeline report --run
      --downstream`: DATA_DIR/LANG/report.html holds the corpus, the curves and the scores.
-Into DATA_DIR/LANG (the pipeline), RUNS/LANG_modern (the run, hf/ its export, probe/).
+Into DATA_DIR/LANG (the pipeline), RUNS/LANG_modern (the run, hf/ its export, probe/,
+heldout_mlm.json). A step that fails or is interrupted says the command that goes on from there
+(`make pretrain ...` under make); --force redoes every step (a stage's earlier run with other
+settings, e.g. another --vocab-size, is refused otherwise); --dump and --lang are checked first.
 
 With --long (scripts/long_recipe.py) it also encodes the longer rows (CPU: 512 and 2,048 tokens;
 GPU: 1,024 and 8,192) and trains through sequence-length phases ending on the longest rows, the
@@ -29,28 +33,36 @@ article around the mask against 512 tokens, the gain) to the closing lines.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import re
+import shutil
 import sys
+from argparse import ArgumentDefaultsHelpFormatter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if __package__ in (None, "") and str(ROOT) not in sys.path:  # run by path: import the product
     sys.path.insert(0, str(ROOT))
 
+from common.flags import HintingParser  # noqa: E402
+from pipeline.core.registry import pipeline_stages  # noqa: E402
+from pipeline.core.runner import FORCE_HINT_ENV  # noqa: E402
 from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
-from scripts.demo import DemoError, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
+from pipeline.text.language_settings import word_segmenter  # noqa: E402
+from scripts.commands import DemoError, StepFailed, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
+from scripts.fill_mask import hide_words  # noqa: E402  (light: torch and transformers when called)
 from scripts.long_recipe import LONG, write_phases  # noqa: E402
+from scripts.pretrain_advice import input_problem, probe_estimate, rerun_command  # noqa: E402
 from scripts.vocab_rule import (  # noqa: E402
+    MODEL_TYPE,
     body_parameters,
+    corpus_words,
     embedding_warning,
     suggest_vocab_size,
-    word_counts,
 )
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402
+from vocab.kinds import MODEL_TYPES, load_tokenizer  # noqa: E402
 
 CONFIGS = ROOT / "trainer" / "configs"
 MODELS = {"cpu": CONFIGS / "modernbert_small.json", "cuda": CONFIGS / "modernbert_base.json"}
@@ -84,12 +96,25 @@ def pipeline(a, *args) -> list:
 def prepare_text(a) -> None:
     dump = ["--dump", a.dump] if a.dump else []
     for stage in TEXT_STAGES:
-        run_command(pipeline(a, stage, *(dump if stage == "download" else [])), f"pipeline {stage}")
+        run_command(pipeline(a, stage, *(dump if stage == "download" else []), *forced(a)),
+                    f"pipeline {stage}")
+
+
+def forced(a) -> list[str]:
+    return ["--force"] if a.force else []
+
+
+def later_stages() -> list[str]:
+    """What `pipeline run` runs after the text, but the encode (ours is packed): each on its
+    own, so that --force redoes each stage once."""
+    skip = set(TEXT_STAGES) | {"ingest", "dedup", "encode"}   # ingest, dedup: other corpora
+    return [s.name for s in pipeline_stages() if s.name not in skip]
 
 
 def choose_vocab(a, model: dict) -> int:
     hidden, body = model["hidden_size"], body_parameters(model)
-    size, why = suggest_vocab_size(word_counts(a.data_dir / a.lang / "filtered"), hidden, body)
+    corpus = corpus_words(a.data_dir / a.lang / "filtered", a.lang, a.model_type)
+    size, why = suggest_vocab_size(corpus.words, hidden, body, corpus.least)
     say(f"vocab: {why}: {size:,}" + (f" (--vocab-size {a.vocab_size} given)" if a.vocab_size else ""))
     chosen = a.vocab_size or size
     warning = embedding_warning(chosen, hidden, body)
@@ -101,6 +126,12 @@ def choose_vocab(a, model: dict) -> int:
 def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: list[Path], out: Path) -> None:
     # finished: the newest checkpoint is at its plan's end (the budget may have moved the end)
     newest = (list_checkpoints(out) or [None])[-1]
+    if a.force and newest is not None:   # its logs, checkpoints, export and probe; not the model
+        say(f"--force: the earlier run in {out} is removed; training starts over")
+        for old in out.iterdir():
+            if old != model_file:
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
+        newest = None
     meta = (read_json(newest / "meta.json") or {}) if newest is not None else {}
     end = meta.get("end_step", meta.get("max_steps"))
     if end and checkpoint_step(newest) >= end:
@@ -122,24 +153,15 @@ def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: list[
 
 
 def heldout_sentences(a, n: int = 3) -> list[str]:
-    """n held-out sentences of 6+ words, the longest word of each replaced by [MASK]."""
-    out = []
-    for path in sorted((a.data_dir / a.lang / "sharded").glob("*_test_*.txt")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            words = line.split()
-            if 6 <= len(words) <= 30:
-                longest = max(range(len(words)), key=lambda i: len(re.sub(r"\W", "", words[i])))
-                core = re.sub(r"\W+$", "", words[longest])
-                out.append(" ".join(words[:longest] + [words[longest].replace(core, "[MASK]", 1)]
-                                    + words[longest + 1:]))
-            if len(out) >= n:
-                return out
-    return out
+    """n held-out sentences, each with one word hidden whole (scripts/fill_mask.py's [[word]])."""
+    lines = (line for path in sorted((a.data_dir / a.lang / "sharded").glob("*_test_*.txt"))
+             for line in path.read_text(encoding="utf-8").splitlines())
+    return hide_words(lines, load_tokenizer(a.data_dir / a.lang / "vocab"), word_segmenter(a.lang), n)
 
 
 def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]:
     from scripts.fill_mask import fill_masks  # the last step's scripts: torch and transformers when called
-    from scripts.heldout_mlm import heldout_accuracy, summary_line, verdict_lines
+    from scripts.heldout_mlm import heldout_accuracy, save_result, summary_line, verdict_lines
 
     newest = list_checkpoints(out)[-1]
     if not (hf / "config.json").is_file() or (hf / "model.safetensors").stat().st_mtime < \
@@ -149,12 +171,13 @@ def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]
     say(f"$ python scripts/heldout_mlm.py {hf} {hdf5[0]}")
     result = heldout_accuracy(hf, hdf5[0])
     say(summary_line(result))
+    save_result(result, out / "heldout_mlm.json", hf, hdf5[0])   # for report.html
     long = [context(hf, hdf5[-1], device)] if a.long else []
     sentences = heldout_sentences(a)
     if sentences:
         say(f"$ {shown([sys.executable, 'scripts/fill_mask.py', hf, *sentences])}")
-        for text, (ranking,) in zip(sentences, fill_masks(hf, sentences)):
-            say(f"{text}\n    [MASK] = " + ", ".join(f"{t} ({p:.2f})" for t, p in ranking))
+        for filled in fill_masks(hf, sentences):
+            say("\n".join(filled.lines()))
     return verdict_lines(result) + long + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
 
 
@@ -174,8 +197,12 @@ def probe(a, hf: Path, out: Path) -> list[Path]:
     test = ((read_json(a.data_dir / a.lang / "probe" / "manifest.json") or {}).get("summary")
             or {}).get("test_sentences", 0)
     if a.probe == "off" or (a.probe == "auto" and test < MIN_TEST_SENTENCES):
+        train = ((read_json(a.data_dir / a.lang / "probe" / "manifest.json") or {}).get("summary")
+                 or {}).get("train_sentences", 0)
+        took = probe_estimate(out.parent, train, a.device_used)
         say(f"probe: not run ({test} held-out sentences; it needs {MIN_TEST_SENTENCES} to tell a "
-            "pretrained model from a random one)" if a.probe == "auto" else "probe: off")
+            "pretrained model from a random one reliably): --probe on runs it anyway"
+            + (f", {took} here" if took else "") if a.probe == "auto" else "probe: off")
         return []
     run_command(probe_command(hf, a.data_dir / a.lang, out), "probe fine-tuning")
     say(probe_summary(out / "results.json"))
@@ -183,8 +210,8 @@ def probe(a, hf: Path, out: Path) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python scripts/pretrain.py", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = HintingParser(prog="python scripts/pretrain.py", description=__doc__.split("\n\n")[0],
+                      formatter_class=ArgumentDefaultsHelpFormatter)
     p.add_argument("--lang", required=True, help="the wiki's language code (hu, uk, zh-min-nan, ...)")
     p.add_argument("--dump", type=Path, help="a local dump (.xml/.bz2/.xz/.gz); default: download the latest")
     p.add_argument("--budget", default="30m", help="training time: --train_budget (90s, 30m, 2h, 1d)")
@@ -192,6 +219,8 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=Path, default=Path("runs"), help="the run goes to RUNS/LANG_modern")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     p.add_argument("--vocab-size", type=int, default=None, help="default: the rule's suggestion")
+    p.add_argument("--model-type", choices=MODEL_TYPES, default=MODEL_TYPE,
+                   help="the tokenizer `pipeline vocab` trains (bytelevel-bpe: RoBERTa's byte-level BPE)")
     p.add_argument("--model-config", type=Path, default=None,
                    help="a ModernBERT JSON (default: modernbert_small.json on CPU, _base on GPU)")
     p.add_argument("--batch-size", type=int, default=32, help="per rank (--train_batch_size)")
@@ -201,12 +230,20 @@ def main(argv=None) -> int:
                         "global RoPE θ raised for the last, into RUNS/LANG_modern_long")
     p.add_argument("--probe", choices=("auto", "on", "off"), default="auto",
                    help=f"auto: only with at least {MIN_TEST_SENTENCES} held-out probe sentences")
+    p.add_argument("--force", action="store_true",
+                   help="redo every step from scratch: each pipeline stage with --force (where an "
+                        "earlier run had other settings, e.g. another --vocab-size), the training "
+                        "from step 0")
+    argv = sys.argv[1:] if argv is None else [str(x) for x in argv]
     a = p.parse_args(argv)
-    if a.dump is not None and not a.dump.is_file():
-        print(f"Error: --dump {a.dump} does not exist", file=sys.stderr)
+    problem = input_problem(a)
+    if problem:
+        print(f"Error: {problem}", file=sys.stderr)
         return 1
+    os.environ[FORCE_HINT_ENV] = f"to redo it with these settings: {rerun_command(argv, force=True)}"
     try:
         device, ranks = pick_device(a.device)
+        a.device_used = device
         model_file = a.model_config or MODELS[device]
         model = read_json(model_file)
         if model is None:
@@ -215,21 +252,25 @@ def main(argv=None) -> int:
         prepare_text(a)
         say("== [2/5] vocab, shards, probe, packed rows")
         vocab_size = choose_vocab(a, model)
-        run_command(pipeline(a, "run", *(["--dump", a.dump] if a.dump else []), "--vocab-size",
-                             vocab_size, "--no-encode"), "pipeline run")
+        kind = ["--model-type", a.model_type] if a.model_type != MODEL_TYPE else []
+        for stage in later_stages():   # shard, vocab, probe: what `pipeline run` runs next
+            extra = ["--vocab-size", vocab_size, *kind] if stage == "vocab" else []
+            run_command(pipeline(a, stage, *extra, *forced(a)), f"pipeline {stage}")
         rows = [(PACKED["max_seq"], PACKED["max_pred"])] + (
             [(p.max_seq, p.max_pred) for p in LONG[device][1:]] if a.long else [])
         for max_seq, max_pred in rows:
             run_command(pipeline(a, "encode", "--pack", "--max-seq", max_seq, "--max-pred", max_pred,
                                  "--masked-lm-prob", PACKED["masked_lm_prob"], "--dupe-factor",
-                                 PACKED["dupe_factor"]), "pipeline encode")
+                                 PACKED["dupe_factor"], *forced(a)), "pipeline encode")
         lang_dir, out = a.data_dir / a.lang, a.runs / f"{a.lang}_modern{'_long' if a.long else ''}"
-        vocab_lines = sum(1 for _ in open(lang_dir / "vocab" / "vocab.txt", encoding="utf-8"))
+        spec = load_tokenizer(lang_dir / "vocab")   # its kind names the HDF5 folder (a suffix)
+        vocab_lines = spec.size
         out.mkdir(parents=True, exist_ok=True)
         run_model = out / "model_config.json"   # the model, its vocab_size fitted to vocab.txt
         run_model.write_text(json.dumps({**model, "vocab_size": -(-vocab_lines // 64) * 64}, indent=1))
-        hdf5 = [lang_dir / output_folder_name(False, max_seq, max_pred, PACKED["masked_lm_prob"],
-                                              dupe_factor=1, packed=True) for max_seq, max_pred in rows]
+        hdf5 = [lang_dir / output_folder_name(spec.lower_case, max_seq, max_pred, PACKED["masked_lm_prob"],
+                                              dupe_factor=1, packed=True, tokenizer_suffix=spec.folder_suffix())
+                for max_seq, max_pred in rows]
         lengths = " -> ".join(f"{max_seq:,}" for max_seq, _ in rows)
         say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}"
             + (f", phases of {lengths} tokens" if a.long else ""))
@@ -241,11 +282,13 @@ def main(argv=None) -> int:
         run_command(pipeline(a, "report", "--run", out, *[x for r in results for x in ("--downstream", r)]),
                     "pipeline report")
     except DemoError as exc:
-        print(f"Error: {exc}", file=sys.stderr)
+        more = (f"; once that is dealt with, `{rerun_command(argv)}` goes on where it stopped "
+                "(finished steps are kept)" if isinstance(exc, StepFailed) else "")
+        print(f"Error: {exc}{more}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("Interrupted: rerun the same command to go on (finished steps are skipped, "
-              "training resumes from its last checkpoint)", file=sys.stderr)
+        print(f"Interrupted: `{rerun_command(argv)}` goes on where it stopped (finished steps are "
+              "skipped, training resumes from its last checkpoint)", file=sys.stderr)
         return 130
     say()
     for line in verdict + [f"   report: {lang_dir / 'report.html'}"]:

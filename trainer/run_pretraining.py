@@ -56,6 +56,8 @@ refused before the first step (trainer/checkpoint/space.py; docs/reliability.md)
 
 Environment:
     WIKI2BERT_TRACEBACK=1   show the traceback of an `Error: ...` too
+    WIKI2BERT_QUIET_INTERRUPT=1  no line after Ctrl-C: the wrapper that runs it (make demo,
+                            make pretrain) says what to rerun (common/interrupt.py)
     WIKI2BERT_DS_SHM=0      under --deepspeed on CPU, skip DeepSpeed's shared-memory all-reduce
                             op (its first use compiles C++ for 1-2 minutes) and use gloo
 
@@ -77,6 +79,7 @@ if __package__ in (None, ""):  # run by path: the repo root importable instead o
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
     sys.path.insert(0, os.path.dirname(_here))
 
+from common.interrupt import say_interrupted  # noqa: E402
 from trainer.config import ConfigError, parse_args  # noqa: E402
 from trainer.errors import PEER_LOST, TrainError, os_fault_line, peer_lost, show_error  # noqa: E402
 
@@ -142,8 +145,8 @@ def _run(argv) -> int:
         return 1
     except KeyboardInterrupt:   # Ctrl-C reaches every rank: rank 0 alone says it
         if os.environ.get("RANK", "0") == "0":
-            print("Error: interrupted; rerun with --resume_from_checkpoint to continue from the last "
-                  "checkpoint", file=sys.stderr, flush=True)
+            say_interrupted("Error: interrupted; rerun with --resume_from_checkpoint to continue "
+                            "from the last checkpoint")
         return 130
     return 0
 

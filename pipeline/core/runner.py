@@ -45,6 +45,9 @@ from .os_errors import full_disk_advice, reported
 from .report import human_bytes, progress, report
 
 STATE_DIR = ".stage"  # options of the run in progress and one done marker per task
+# The advice after "holds a run with other settings", where a wrapper passes --force its own way
+# (scripts/pretrain.py: `make pretrain ... PRETRAIN_OPTS=--force`); unset: "rerun with --force"
+FORCE_HINT_ENV = "WIKI2BERT_FORCE_HINT"
 _FINISHED = object()  # stands in for the result of a task an earlier run finished
 
 
@@ -143,11 +146,10 @@ class StageRun:
         if old.get("input") != self.input_fingerprint:
             diffs.append("its input changed")
         what = "an unfinished run" if unfinished else "a finished run"
-        return (
-            f"{self.output} holds {what} of '{self.name}' with other settings "
-            f"({'; '.join(diffs) or 'different stage'}): rerun with --force to redo it, "
-            "or choose another --output"
-        )
+        # a wrapper (make pretrain) names its own way to pass --force
+        how = os.environ.get(FORCE_HINT_ENV) or "rerun with --force to redo it, or choose another --output"
+        return (f"{self.output} holds {what} of '{self.name}' with other settings "
+                f"({'; '.join(diffs) or 'different stage'}): {how}")
 
     def _wipe(self) -> None:
         if self.output.exists():

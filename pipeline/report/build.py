@@ -38,7 +38,7 @@ def build_report(lang_dir: Path, lang: str, runs=(), downstream=()) -> tuple[str
         quality_section(data, lang),
         vocab_section(data, lang),
         joint_vocab_section(data, lang),
-        hdf5_section(data.encodings, lang),
+        hdf5_section(data.encodings, lang, [Path(r) for r in runs]),
         training_section([Path(r) for r in runs]),
         downstream_section([Path(r) for r in runs], [Path(d) for d in downstream]),
     ] if s is not None]

@@ -20,6 +20,7 @@ from vocab.kinds import load_tokenizer
 
 from .figures import histogram
 from .page import Section, esc, num, percent, table
+from .training import masking_text, read_hparams
 
 MEASURED_ROWS = 20_000        # instances read per set for the figures
 SHOWN_INSTANCES = 2
@@ -60,7 +61,21 @@ def _measure(files: list[Path], spec) -> tuple[dict, list]:
     return total, shown
 
 
-def _one_set(sec: Section, folder: Path, m: dict, lang: str) -> None:
+def _used_by(folder: Path, runs) -> list[tuple[str, str]]:
+    """(run name, its masking in words) of each run that trained on `folder` (its --input_dir)."""
+    used = []
+    for run in runs:
+        hp = read_hparams(run)
+        dirs = hp.get("input_dir")
+        dirs = list(dirs.values()) if isinstance(dirs, dict) else [dirs] if dirs else []
+        text = masking_text(hp)
+        if text and any(Path(d).resolve() in (folder.resolve(), *folder.resolve().parents) or
+                        folder.resolve() in Path(d).resolve().parents for d in dirs):
+            used.append((Path(run).name, text))
+    return used
+
+
+def _one_set(sec: Section, folder: Path, m: dict, lang: str, runs=()) -> None:
     o, s = m.get("options") or {}, m.get("summary") or {}
     seq, pred = o.get("max_seq"), o.get("max_pred")
     files = _files(folder, m)
@@ -98,10 +113,16 @@ def _one_set(sec: Section, folder: Path, m: dict, lang: str) -> None:
     if st.get("bad_positions"):
         bad.add(len(rows) - 2)
         sec.warn(f"seq {seq}: {st['bad_positions']:,} instances have invalid masked positions")
-    if masked and abs(st["as_mask"] / masked - 0.8) > 0.05:
+    used = _used_by(folder, runs)
+    remasked = any(text.startswith("dynamic") for _, text in used)
+    if remasked:   # the files' split is not what the training used: said so, and no warning
+        rows[8] = ("[MASK] / random / kept in the files (not used: the run masks anew)", rows[8][1])
+    elif masked and abs(st["as_mask"] / masked - 0.8) > 0.05:
         bad.add(7)
         sec.warn(f"seq {seq}: {percent(st['as_mask'] / masked)} of the masked tokens are [MASK], "
                  "not about 80%")
+    for name, text in used:   # what the training did with these rows (dynamic: its own masks)
+        rows.append((f"masks in training ({name})", text))
     rows += _context_rows(s, st)
     sec.add(table(rows, bad_rows=bad))
     lengths = st.get("lengths") or []
@@ -147,10 +168,10 @@ def _context_rows(summary: dict, st: dict) -> list[tuple[str, str]]:
     return rows
 
 
-def hdf5_section(encodings: list, lang: str) -> Section:
+def hdf5_section(encodings: list, lang: str, runs=()) -> Section:
     sec = Section("hdf5", "HDF5 pretraining instances")
     if not encodings:
         sec.note("No finished encode output (hdf5_... folder) yet: run `pipeline encode`.")
     for folder, m in encodings:
-        _one_set(sec, folder, m, lang)
+        _one_set(sec, folder, m, lang, runs)
     return sec

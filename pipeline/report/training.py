@@ -1,10 +1,12 @@
 """Section `training`: for each trainer output dir given with `--run DIR`, the loss, MLM and NSP
-loss, learning rate and samples/s curves from train_log.jsonl, and the eval points; for runs of
+loss (NSP only where the run trained it), learning rate and samples/s curves from
+train_log.jsonl, the eval points, the masking the run used, and the held-out masked-LM accuracy
+against the unigram baseline where `make pretrain` measured it (heldout_mlm.json); for runs of
 long rows, the context evaluation (the accuracy deep in long articles with the whole segment,
 512 and 128 tokens around the mask, and the gain).
 
-Reads only the run's plain files (train_log.jsonl, hparams.json): the pipeline never imports
-the trainer.
+Reads only the run's plain files (train_log.jsonl, hparams.json, heldout_mlm.json): the
+pipeline never imports the trainer.
 """
 from __future__ import annotations
 
@@ -19,6 +21,38 @@ from .page import Section, esc, num, table
 
 TRAIN_LOG = "train_log.jsonl"   # written by trainer/runtime/logs.py
 HPARAMS = "hparams.json"
+HELDOUT = "heldout_mlm.json"    # written by scripts/heldout_mlm.py's save_result (make pretrain)
+
+
+def read_hparams(run: Path) -> dict:
+    try:
+        return json.loads((Path(run) / HPARAMS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def masking_text(hp: dict) -> str | None:
+    """What the run masked, in words: dynamic masking's rate and split, or the files' masks."""
+    if hp.get("masking") == "dynamic":
+        split = " / ".join(f"{100 * x:.0f}%" for x in (
+            hp.get("mask_replace_prob", 0.8), hp.get("random_replace_prob", 0.1),
+            1 - hp.get("mask_replace_prob", 0.8) - hp.get("random_replace_prob", 0.1)))
+        words = ", whole words" if hp.get("whole_word_masking") else ""
+        return (f"dynamic: {100 * hp.get('mlm_probability', 0.15):.0f}% of the tokens, new each "
+                f"epoch{words}; [MASK] / random / kept {split}")
+    return "static: the masks in the HDF5 files" if hp.get("masking") == "static" else None
+
+
+def heldout_text(run: Path) -> str | None:
+    """'0.214 against 0.061 for the unigram baseline ...' from heldout_mlm.json, if there."""
+    try:
+        r = json.loads((Path(run) / HELDOUT).read_text(encoding="utf-8"))
+        acc, base = float(r["accuracy"]), float(r["unigram_accuracy"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    ratio = f"{acc / base:.1f}x the baseline" if base else "the baseline guesses nothing right"
+    return (f"{acc:.3f} against {base:.3f} for the unigram baseline (always '{r.get('unigram_token')}'): "
+            f"{ratio}, on {r.get('tokens', 0):,} tokens of held-out rows")
 
 
 def read_log(run: Path) -> tuple[list[dict], list[dict]]:
@@ -77,15 +111,17 @@ def _one_run(sec: Section, run: Path) -> None:
     if not train:
         sec.warn(f"{run}: no {TRAIN_LOG} with training steps (is it a trainer --output_dir?)")
         return
-    hp = {}
-    if (run / HPARAMS).is_file():
-        hp = json.loads((run / HPARAMS).read_text(encoding="utf-8"))
+    hp = read_hparams(run)
     last = train[-1]
-    rows = [("figure", "value"),
+    heldout = heldout_text(run)
+    if heldout:
+        sec.add(f"<p><b>Did it learn?</b> Held-out masked-LM accuracy of the export: {esc(heldout)}</p>")
+    rows = [("figure", "value")] + ([("held-out MLM accuracy (export)", heldout)] if heldout else []) + [
             ("phase / max_steps", f"{hp.get('phase', '-')} / {num(hp.get('max_steps'))}"),
             ("ranks / global batch", f"{hp.get('world_size', '-')} / {num(hp.get('global_batch_size'))}"),
             ("seq_len / max_pred", f"{hp.get('seq_len', '-')} / {hp.get('max_pred', '-')}"),
             ("objective", hp.get("objective", "-")),
+            ("masking", masking_text(hp) or "-"),
             ("last logged step", num(last["step"]))]
     if "nsp_loss" in last:
         rows.append(("loss (mlm + nsp)", f"{last['loss']:.4f} ({last['mlm_loss']:.4f} + {last['nsp_loss']:.4f})"))
@@ -112,10 +148,11 @@ def _one_run(sec: Section, run: Path) -> None:
     bad = [r["step"] for r in train if not math.isfinite(r.get("loss", float("nan")))]
     if bad:
         sec.warn(f"{run.name}: the loss is not finite from step {bad[0]} on")
-    sec.add(line_chart({k: _series(train, k) for k in ("loss", "mlm_loss", "nsp_loss")},
-                       title="Training loss", points={
-                           "eval mlm_loss": _series(evals, "eval_mlm_loss"),
-                           "eval nsp_loss": _series(evals, "eval_nsp_loss")} if evals else None))
+    lines = {k: _series(train, k) for k in ("loss", "mlm_loss", "nsp_loss")}
+    points = {f"eval {k}": _series(evals, f"eval_{k}") for k in ("mlm_loss", "nsp_loss")}
+    # a series with no point (nsp_loss of a masked-LM-only run) is no line of the legend
+    sec.add(line_chart({k: v for k, v in lines.items() if v[0]}, title="Training loss",
+                       points={k: v for k, v in points.items() if v[0]} or None))
     if any("eval_context_gain" in r for r in evals):
         sec.add(line_chart({}, title="Held-out accuracy deep in long articles, by the context around the mask",
                            points={f"{view} tokens": _series(evals, f"eval_context_acc_{key}") for view, key in

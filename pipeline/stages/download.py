@@ -83,19 +83,20 @@ def wiki_db(lang: str) -> str:
 
 
 ALLOW_UNKNOWN = "--allow-unknown-lang"
+USE_LANG = "--lang {code} (before the stage name: pipeline --lang {code} ...; make corpus LANG={code})"
 
 
-def check_wiki(lang: str, dump: Path | None = None) -> None:
+def check_wiki(lang: str, dump: Path | None = None, use: str = USE_LANG) -> None:
     """StageError unless `lang` is the wiki of the local `dump` (its <siteinfo> <dbname>), or,
-    where that says nothing (no dump, no dbname), a code on the list of Wikipedias."""
+    where that says nothing (no dump, no dbname), a code on the list of Wikipedias. `use`: how
+    to give the right code, {code} standing for it (scripts/pretrain.py: its own flag)."""
     dbname = dump_siteinfo(dump).dbname if dump is not None else ""
     if dbname:
         if same_wiki(lang, dbname):
             return
         # the dump's own code, never --allow-unknown-lang: that would label the corpus wrongly
         code = code_of_dbname(dbname) or _wiki_code(dbname)
-        fix = (f"use --lang {code} (before the stage name: pipeline --lang {code} ...; "
-               f"make corpus LANG={code})" if code
+        fix = (f"use {use.format(code=code)}" if code
                else f"{dbname} is not a Wikipedia's dump; pass {ALLOW_UNKNOWN} if it is the one you mean")
         raise StageError(f"--lang {lang} does not match the dump: {dump} is the dump of {dbname} "
                          f"(the <dbname> of its <siteinfo>), not {wiki_db(lang)}: {fix}")

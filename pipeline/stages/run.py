@@ -41,6 +41,7 @@ from pipeline.core.registry import joint_dir, pipeline_stages, stage_dir
 from pipeline.core.sources import parse_pairs, parse_weights
 from pipeline.encoding.hdf5_format import DUPE_FACTOR
 from pipeline.text.wikipedias import LIST_FILE, close_codes, is_wikipedia
+from vocab.kinds import MODEL_TYPES
 
 log = logging.getLogger("pipeline")
 
@@ -73,6 +74,8 @@ RUN_HELP = (f"Run {', '.join(s.name for s in pipeline_stages())} in order, then 
                    "list of Wikipedias is skipped): for a wiki that is not on the list.")
 @click.option("--vocab-size", type=click.IntRange(min=200), default=32000, show_default=True,
               help="Lines of vocab.txt, special tokens included (the vocab stage).")
+@click.option("--model-type", type=click.Choice(MODEL_TYPES), default=None,
+              help="The vocab stage's --model-type (one language) [default: the vocab stage's].")
 @click.option("--own-vocab-size", type=click.IntRange(min=200), default=None,
               help="Several languages: the size of each language's own vocab, the baseline the "
                    "joint vocab is compared with [default: --vocab-size].")
@@ -99,10 +102,13 @@ RUN_HELP = (f"Run {', '.join(s.name for s in pipeline_stages())} in order, then 
 @click.option("--doc-per-line", is_flag=True, help="Text sources hold one document per line (ingest).")
 @click.option("--force", is_flag=True, help="Redo every stage from scratch, even finished ones.")
 @click.pass_context
-def command(ctx, dumps, date, allow_unknown_lang, vocab_size, own_vocab_size, sampling_alpha,
+def command(ctx, dumps, date, allow_unknown_lang, vocab_size, model_type, own_vocab_size, sampling_alpha,
             num_shards, encode_settings, dupe_factor, no_encode, sources, weights, formats,
             text_field, doc_per_line, force):
     if len(ctx.obj.languages) > 1:
+        if model_type:
+            raise click.UsageError("--model-type is for one language's run: several languages share "
+                                   "one joint WordPiece vocab (joint-vocab)")
         given = [n for n, v in (("--source", sources), ("--weight", weights), ("--format", formats),
                                 ("--text-field", text_field != "text"), ("--doc-per-line", doc_per_line)) if v]
         if given:
@@ -140,7 +146,7 @@ def command(ctx, dumps, date, allow_unknown_lang, vocab_size, own_vocab_size, sa
         "dedup": {"wikipedia": wiki},
         "split": {"input_": data},   # the mix, or formatted/ even where an older dedup ran
         "shard": {"weights": weights, **({"num_shards": num_shards} if num_shards else {})},
-        "vocab": {"vocab_size": vocab_size},
+        "vocab": {"vocab_size": vocab_size, **({"model_type": model_type} if model_type else {})},
     }
 
     def invoke(name, **kwargs):

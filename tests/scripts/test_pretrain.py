@@ -11,6 +11,10 @@ from pathlib import Path
 
 import pytest
 
+import scripts.pretrain as script
+from pipeline.core.runner import FORCE_HINT_ENV
+from scripts.commands import StepFailed
+from scripts.pretrain_advice import VIA_MAKE_ENV
 from scripts.vocab_rule import body_parameters, embedding_warning, suggest_vocab_size
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,13 +33,13 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
     res = pretrain(*args)
     assert res.returncode == 0, (res.stdout[-3000:], res.stderr[-3000:])
     out = res.stdout
-    assert "vocab: 2,632 distinct words, 563 seen 5+ times -> at most 1,000 pieces" in out
+    assert "vocab: 2,643 distinct words, 572 seen 5+ times -> at most 1,000 pieces" in out
     assert "encode --pack --max-seq 128 --max-pred 40 --masked-lm-prob 0.3 --dupe-factor 1" in out
     for flag in ("--model_type modernbert", "--no_nsp", "--masking dynamic", "--train_budget 15s",
                  "--eval_every 200", "--lr_schedule wsd", "--optimizer adamw"):
         assert flag in out, flag
-    assert "held-out MLM accuracy" in out and "[MASK] = " in out
-    assert "probe: not run (15 held-out sentences" in out
+    assert "held-out MLM accuracy" in out and "[MASK]" in out and "' ranks " in out   # a word hidden whole, its rank
+    assert "probe: not run (15 held-out sentences" in out and "--probe on runs it anyway, about" in out
     assert out.strip().splitlines()[-4].startswith("== did it learn? On ")
     run = tmp_path / "runs" / "hu_modern"
     card = (run / "hf" / "README.md").read_text(encoding="utf-8")
@@ -46,7 +50,7 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
 
     again = pretrain(*args)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert "training: already finished" in again.stdout and "torchrun" not in again.stdout
+    assert "training: already finished" in again.stdout and "trainer.launch" not in again.stdout
     assert "$ python -m trainer.export" not in again.stdout
 
 
@@ -111,3 +115,89 @@ def test_the_long_closing_line_holds_the_context_gain(monkeypatch, tmp_path):
     assert line.endswith("0.2000 with 128: context gain +0.0600")
     monkeypatch.setattr(trainer.context_eval, "run", lambda *a, **k: {})
     assert "no held-out segment of 1,024+ tokens" in pretrain_script.context(tmp_path, tmp_path)
+
+
+def test_a_misspelled_flag_names_the_one_meant():
+    res = pretrain("--lang", "hu", "--bugdet", "10m")
+    assert res.returncode == 2 and res.stderr.strip().splitlines() == [
+        "Error: unrecognized arguments: --bugdet 10m; did you mean --budget? (see python "
+        "scripts/pretrain.py --help)"]
+
+
+def test_a_wrong_lang_is_one_line_with_no_rerun_advice(sample_dump):
+    res = pretrain("--lang", "uk", "--dump", sample_dump)
+    assert res.returncode == 1 and res.stderr.strip().splitlines() == [
+        f"Error: --lang uk does not match the dump: {sample_dump} is the dump of huwiki (the "
+        "<dbname> of its <siteinfo>), not ukwiki: use --lang hu"]
+    assert res.stdout == ""   # refused before any step
+
+
+@pytest.fixture
+def stubbed(monkeypatch, tmp_path, sample_dump):
+    """scripts/pretrain.py's main with its commands recorded, not run (a vocab.txt in place)."""
+    calls = []
+    vocab = tmp_path / "data" / "hu" / "vocab"
+    vocab.mkdir(parents=True)
+    (vocab / "vocab.txt").write_text("".join(f"{t}\n" for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a")))
+    monkeypatch.setattr(script, "run_command", lambda cmd, step, env=None: calls.append([str(c) for c in cmd]))
+    monkeypatch.setattr(script, "choose_vocab", lambda a, model: 1000)
+    monkeypatch.setattr(script, "train", lambda *args: None)
+    monkeypatch.setattr(script, "evaluate", lambda *args: [])
+    monkeypatch.setattr(script, "probe", lambda *args: [])
+    monkeypatch.setenv(VIA_MAKE_ENV, "1")
+    monkeypatch.delenv(FORCE_HINT_ENV, raising=False)
+    args = ["--lang", "hu", "--data-dir", tmp_path / "data", "--budget", "30m", "--dump", sample_dump,
+            "--runs", tmp_path / "runs", "--device", "cpu", "--vocab-size", "1000"]
+    return calls, args
+
+
+def test_force_reaches_every_stage_and_the_refusal_names_make_pretrains_way(stubbed, sample_dump, tmp_path):
+    calls, args = stubbed
+    assert script.main(args) == 0
+    assert not any("--force" in c for c in calls)
+    hint = os.environ[FORCE_HINT_ENV]   # what a stage says where an earlier run had other settings
+    assert hint == (f"to redo it with these settings: make pretrain LANG=hu DUMP={sample_dump} "
+                    f"DATA_DIR={tmp_path / 'data'} PRETRAIN_OPTS='--runs {tmp_path / 'runs'} --device cpu "
+                    "--vocab-size 1000 --force'")
+    calls.clear()
+    assert script.main(args + ["--force"]) == 0
+    stages = [c[c.index("--lang") + 2] for c in calls if "pipeline" in c[:3]]
+    assert stages == ["download", "extract", "format", "split", "filter", "shard", "vocab", "probe",
+                      "encode", "report"]
+    assert all("--force" in c for c in calls if "report" not in c)
+
+
+def test_a_failed_step_names_make_pretrain_to_go_on(stubbed, monkeypatch, capsys):
+    calls, args = stubbed
+
+    def fail(*a):
+        raise StepFailed("training", 1)
+
+    monkeypatch.setattr(script, "train", fail)
+    assert script.main(args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("Error: training stopped (exit status 1): see the "
+                                               "messages above; once that is dealt with, `make pretrain LANG=hu")
+    assert "goes on where it stopped" in err[0] and "make demo" not in err[0]
+
+    def interrupt(*a):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(script, "train", interrupt)
+    assert script.main(args) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("Interrupted: `make pretrain LANG=hu")
+
+
+def test_long_encodes_the_recipes_rows_and_trains_them_into_their_own_run(stubbed, monkeypatch, tmp_path):
+    calls, args = stubbed
+    trained = {}
+    monkeypatch.setattr(script, "train", lambda a, device, ranks, model, vocab, hdf5, out:
+                        trained.update(long=a.long, hdf5=hdf5, out=out))
+    assert script.main(args + ["--long"]) == 0
+    encodes = [c[c.index("--max-seq") + 1:c.index("--max-seq") + 4:2] for c in calls if "encode" in c]
+    assert encodes == [["128", "40"], ["512", "160"], ["2048", "640"]]
+    assert trained["long"] and trained["out"] == tmp_path / "runs" / "hu_modern_long"
+    assert ["seq_len_128_", "seq_len_512_", "seq_len_2048_"] == [
+        next(part for part in ("seq_len_128_", "seq_len_512_", "seq_len_2048_") if part in h.name)
+        for h in trained["hdf5"]]

@@ -88,3 +88,41 @@ def test_the_closing_lines_and_ranks_are_a_fresh_demo_runs(tmp_path):
     assert m, res.stdout[-3000:]
     assert m.groups() == (r1, r2, r3)
     assert res.stdout.strip().splitlines()[-2:] == verdict
+
+
+def test_the_front_page_starts_with_its_title_and_the_two_commands():
+    lines = README.splitlines()
+    assert lines[0] == "# wiki2bert"
+    block = README[README.index("```bash"):README.index("```", README.index("```bash") + 3)]
+    assert [ln.split()[:2] for ln in block.splitlines()[1:]] == [["make", "demo"], ["make", "test"]]
+    assert "\nmake test\n" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")   # CI runs exactly it
+
+
+def test_the_demo_step_shows_the_training_command_the_demo_runs(tmp_path):
+    from scripts.commands import shown  # how the demo prints what it runs
+
+    s = demo.Settings(data_dir=tmp_path)
+    ran = shown(demo.train_command(s, 300))
+    shown = " ".join(figure(r"training with the modern recipe: `([^`]*) …`")[0].split())
+    assert ran.startswith(shown), (ran, shown)
+
+
+def test_the_extras_list_names_every_extra():
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    listed = figure(r"\nExtras: ((?:.|\n)*?)\. The `pipeline` stages")[0]
+    assert set(re.findall(r"`(\w+)`", listed)) == set(extras)
+
+
+@pytest.mark.slow
+def test_the_test_counts_are_the_suites():
+    def collected(*args: str) -> int:
+        res = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", *args], cwd=ROOT,
+                             capture_output=True, text=True, timeout=600)
+        last = res.stdout.strip().splitlines()[-1]   # "2377 tests collected" or "2233/2377 tests collected"
+        return int(re.search(r"(\d+)(?:/\d+)? tests? collected", last).group(1))
+
+    assert number(figure(r"two pytest workers: ([\d,]+) tests")[0]) == collected()
+    assert number(figure(r"`make test-fast` \(([\d,]+) tests\)")[0]) == collected(
+        "-m", "not slow and not faults and not slurm")

@@ -49,6 +49,27 @@ def test_a_folder_that_holds_no_model(made, tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
+def test_a_config_that_is_no_models_is_named_so(made, tmp_path, capsys):
+    """Issue 46: a sentence-transformers `1_Pooling` folder (a config.json without model_type)
+    is named for what it is, with the folder to give instead, not `no model_type is not an
+    architecture ...`."""
+    st = tmp_path / "st"
+    (st / "1_Pooling").mkdir(parents=True)
+    (st / "1_Pooling" / "config.json").write_text(json.dumps({"word_embedding_dimension": 32,
+                                                              "pooling_mode_mean_tokens": True}))
+    (st / "modules.json").write_text("[]")
+    (st / "config.json").write_text(json.dumps({"model_type": "xlm-roberta"}))
+    line = one_error(capsys, init_args(made["data_unigram"], st / "1_Pooling", tmp_path / "o"),
+                     "holds no model: it is a module of a sentence-transformers model (1_Pooling)",
+                     f"the folder above it: --init_from {st.resolve()}")
+    assert "is not an architecture" not in line
+    alone = tmp_path / "pooling"
+    alone.mkdir()
+    (alone / "config.json").write_text(json.dumps({"pooling_mode_mean_tokens": True}))
+    one_error(capsys, init_args(made["data_unigram"], alone, tmp_path / "o"),
+              "holds no model: its config.json has no model_type", "a transformers model folder")
+
+
 def test_an_architecture_no_family_covers(made, tmp_path, capsys):
     gpt2 = tmp_path / "gpt2"
     gpt2.mkdir()

@@ -45,6 +45,27 @@ def test_a_user_error_under_torchrun_is_printed_once_and_in_torchruns_summary(ti
     assert "rank      : 0" in summary and f"traceback : {ours[0]}" in summary
 
 
+@pytest.mark.parametrize("launcher", ["torch.distributed.run", "trainer.launch"])
+def test_init_from_a_folder_that_is_no_model_is_one_first_line(launcher, tmp_path):
+    """Issue 46: the trainer's line comes first under both launchers; `python -m trainer.launch`
+    (what the demo and make pretrain run) prints nothing after it: no torchrun traceback, no
+    summary, the rank's exit status. (Plain torchrun's agent still prints its ChildFailedError
+    after the line: its own code, which no rank can quiet.)"""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "readme.txt").write_text("not a model")
+    cmd = [sys.executable, "-m", launcher, "--standalone", "--nproc_per_node=2", str(SCRIPT),
+           "--init_from", str(folder), "--input_dir", str(tmp_path), "--output_dir", str(tmp_path / "o")]
+    res = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=300)
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 1 and lines[0] == (
+        f"Error: --init_from {folder} holds no model: give a transformers model folder (config.json "
+        "with model.safetensors or pytorch_model.bin) or a wiki2bert run (its --output_dir or one of "
+        "its checkpoints/ckpt_* folders)"), res.stderr[-3000:]
+    if launcher == "trainer.launch":
+        assert lines == lines[:1] and "Traceback" not in res.stderr, res.stderr[-3000:]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("launcher", ["torch.distributed.run", "trainer.launch"])
 def test_ctrl_c_under_torchrun_is_one_line_of_ours_and_the_run_resumes(launcher, tiny_shards, tiny_bert_config,

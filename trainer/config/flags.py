@@ -16,10 +16,10 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
-import re
 import sys
 from pathlib import Path
 
+from common.flags import close_flag
 from trainer.config.checks import validate
 from trainer.config.errors import ConfigError, read_json
 from trainer.config.languages import normalise_alpha
@@ -45,17 +45,7 @@ class _Repeated(argparse.Action):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line instead of argparse's usage dump + exit 2
-        raise ConfigError(f"{message}{self.suggestion(message)} (see --help)")
-
-    def suggestion(self, message: str) -> str:
-        """"; did you mean --learning_rate?" for a misspelled flag, else ""."""
-        found = re.match(r"unrecognized arguments: (\S+)", message)
-        if not found:
-            return ""
-        flag = found.group(1).split("=")[0]
-        options = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
-        close = difflib.get_close_matches(flag, options, n=1, cutoff=0.75)
-        return f"; did you mean {close[0]}?" if close else ""
+        raise ConfigError(f"{message}{close_flag(self, message)} (see --help)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "epoch from (seed, epoch, sample), the originals restored from the HDF5")
     g.add_argument("--mlm_probability", type=float, default=0.15,
                    help="share of the tokens masked (with --masking dynamic), at most the HDF5's "
-                        "max_pred per row")
+                        "max_pred per row; by default the rate --input_dir was encoded with (its "
+                        "encode's --masked-lm-prob, said in one log line), else 0.15")
     g.add_argument("--whole_word_masking", action="store_true",
                    help="mask a piece and the ## pieces after it together (with --masking dynamic)")
     g.add_argument("--mask_replace_prob", type=float, default=0.8,

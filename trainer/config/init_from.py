@@ -68,6 +68,14 @@ def _folder_source(p: Path) -> InitSource:
         raise ConfigError(f"--init_from {p}: config.json cannot be read ({exc})") from None
     if not isinstance(config, dict):
         raise ConfigError(f"--init_from {p}: config.json is not a JSON object")
+    if "model_type" not in config and "architectures" not in config:
+        top = p.resolve().parent
+        if (top / "modules.json").is_file() and (top / "config.json").is_file():
+            raise ConfigError(f"--init_from {p} holds no model: it is a module of a sentence-"
+                              f"transformers model ({p.name}), whose transformer is the folder "
+                              f"above it: --init_from {top}")
+        raise ConfigError(f"--init_from {p} holds no model: its config.json has no model_type (not "
+                          f"a transformers model's config); give {WHAT}")
     try:
         model_type = family_of_config(config, f"--init_from {p}")
     except ValueError as exc:

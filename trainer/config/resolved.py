@@ -24,6 +24,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
+from trainer.config.encoded_rate import encoded_rate
 from trainer.config.errors import ConfigError
 from trainer.config.init_from import open_init_source
 from trainer.config.phases import check_phase_family, check_theta
@@ -213,6 +214,10 @@ def resolve_config(args) -> TrainConfig:
     if not family.has_nsp:   # masked LM only is the family's one objective: --no_nsp is implied
         flags["no_nsp"] = True
     flags["model_type"] = family.name
+    if args.masking == "dynamic" and "mlm_probability" not in args.explicit and not args.phases:
+        found = encoded_rate(args.input_dir)   # the data's rate, not 0.15 (trainer/config/encoded_rate.py)
+        if found is not None:
+            flags["mlm_probability"] = found[0]
     if source is not None:
         if not family.exports_nsp(source.export_class):   # weights without a next-sentence head
             flags["no_nsp"] = True

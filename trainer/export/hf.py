@@ -9,8 +9,9 @@ family (its meta.json's "model_type", trainer/models/) writes the model files as
 own class (or the one its meta.json's "export_class" names: a BERT started from a BertModel
 exports as BertForMaskedLM): config.json and model.safetensors; this module adds the tokenizer's
 files (vocab.txt and tokenizer_config.json with the vocab's case setting; a transformers
-tokenizer's own files) and a README.md model card (trainer/export/card.py), and moves the files
-in atomically. transformers' Auto classes then load the folder with no missing
+tokenizer's own files; tokenizer.json wherever the kind has a fast form, so AutoTokenizer loads
+every export) and a README.md model card (trainer/export/card.py), and moves the files
+in atomically, each with the umask's mode. transformers' Auto classes then load the folder with no missing
 weights and the trainer's outputs.
 """
 from __future__ import annotations
@@ -21,6 +22,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from common.atomic import follow_umask
 from common.os_errors import DiskSpaceError, check_free_space
 from trainer.checkpoint.layout import (
     TMP_PREFIX,
@@ -150,16 +152,20 @@ def export(checkpoint_dir, output, vocab_file=None, where: str = "--output") -> 
         raise ExportError(str(e)) from None
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp_export_{out.name}_", dir=out.parent))
     try:
-        spec.save(tmp, model_max_length=family.max_positions(config))   # as its kind writes it
+        # as its kind writes it, with tokenizer.json where the kind has a fast form (AutoTokenizer
+        # wants one for most model types)
+        spec.save(tmp, model_max_length=family.max_positions(config), tokenizer_json=True)
         try:
             n_params = family.export(weights, config, spec, tmp, export_class=meta.get("export_class"))
         except ModelFileError as e:
             raise ExportError(f"{ckpt / 'model.pt'}: {e}") from None
         (tmp / "README.md").write_text(model_card(run_dir, ckpt, config, spec, n_params, family),
                                        encoding="utf-8")
-        # Files move in one by one with os.replace: readers see old or new files, never halves.
+        # Files move in one by one with os.replace: readers see old or new files, never halves;
+        # each with the umask's mode, as a file the user writes (safetensors writes 0600).
         out.mkdir(exist_ok=True)
         for f in tmp.iterdir():
+            follow_umask(f)
             os.replace(f, out / f.name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -27,6 +27,8 @@ import os
 import sys
 from pathlib import Path
 
+from common.interrupt import say_interrupted
+
 # Before torch loads OpenMP: its threads sleep when they wait instead of spinning. Spinning
 # threads collapse when another process takes a core: on 2 shared cores the same fine-tuning
 # ran at 8-15 examples/s beside one busy process (71-118 alone), at 29-34 with passive waits;
@@ -75,8 +77,8 @@ def main(argv=None) -> int:
     try:
         return _run(args)
     except KeyboardInterrupt:   # one line, not the loop's traceback
-        print(f"Interrupted: the finished seeds are kept in {args.output_dir}/runs; rerun the "
-              "same command to train only the missing ones", file=sys.stderr)
+        say_interrupted(f"Interrupted: the finished seeds are kept in {args.output_dir}/runs; "
+                        "rerun the same command to train only the missing ones")
         return 130
 
 

@@ -4,6 +4,7 @@ sentences split into windows, long texts truncated with a count.
 Usage:
     feats = tagging_features(tokenizer, sentences, label_ids, max_length=128)
     feats.rows[0]   # {"input_ids": [...], "token_type_ids": [...], "labels": [...]}
+    # (classification: token_type_ids only where the tokenizer gives segment ids)
     word_tags = gather_word_predictions(feats, logits_per_row, id2label, sentences)
     feats = classification_features(tokenizer, examples, label_ids, max_length=128)
 
@@ -114,9 +115,10 @@ def classification_features(tokenizer, examples, label_ids: dict[str, int],
     enc = tokenizer(*args, truncation="longest_first" if has_pairs else True,
                     max_length=max_length, return_attention_mask=False)
     feats = Features(rows=[], truncated=len(long))
+    segments = enc.get("token_type_ids")   # a tokenizer of a model without segments gives none
     for i, e in enumerate(examples):
         feats.rows.append({"input_ids": enc["input_ids"][i],
-                           "token_type_ids": enc["token_type_ids"][i],
+                           **({"token_type_ids": segments[i]} if segments is not None else {}),
                            "labels": label_ids.get(e.label, IGNORE)})
         feats.row_source.append(i)
     return feats

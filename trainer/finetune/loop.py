@@ -6,7 +6,9 @@ Usage:
     outputs = predict(model, feats.rows, device=device)   # {"logits": [array per row], ...}
 
 The sample order is a function of the seed alone (a torch.Generator), so one seed gives one
-run. Rows are lists of ids (features.py, qa.py); padding uses the tokenizer's pad id.
+run. Rows are lists of ids (features.py, qa.py); padding uses the tokenizer's pad id. A model
+gets only the inputs its forward names (`accepted`): segment ids go to BERT, not to a
+ModernBERT or a DistilBERT, which have none.
 """
 from __future__ import annotations
 
@@ -38,6 +40,15 @@ def pick_device(name: str | None = None):
     if name:
         return torch.device(name)
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def accepted(model) -> set[str]:
+    """The inputs `model`'s forward names (input_ids, attention_mask, token_type_ids, labels,
+    ...): a batch keeps only those (its **kwargs take anything, and use none of our keys)."""
+    import inspect
+
+    params = inspect.signature(model.forward).parameters.values()
+    return {p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
 
 
 def collate(rows: list[dict], pad_id: int):
@@ -99,6 +110,7 @@ def train(model, rows: list[dict], settings: LoopSettings, *, seed: int, device,
         opt, lambda s: (s + 1) / max(1, warmup) if s < warmup
         else max(0.0, (total - s) / max(1, total - warmup)))
     gen = torch.Generator().manual_seed(seed)
+    takes = accepted(model)
     step, seen, loss_sum, loss_n = 0, 0, 0.0, 0
     start = time.perf_counter()
     bar = progress(total=total, desc=desc, unit="step")
@@ -108,7 +120,8 @@ def train(model, rows: list[dict], settings: LoopSettings, *, seed: int, device,
             if step >= total:
                 break
             batch = {k: v.to(device, non_blocking=True) for k, v in
-                     collate([rows[i] for i in order[b:b + settings.batch_size]], pad_id).items()}
+                     collate([rows[i] for i in order[b:b + settings.batch_size]], pad_id).items()
+                     if k in takes}
             with _autocast(device):
                 loss = model(**batch).loss
             loss.backward()
@@ -140,7 +153,8 @@ def predict(model, rows: list[dict], *, device, pad_id: int, batch_size: int = 1
     model.to(device).eval()
     order = sorted(range(len(rows)), key=lambda i: -len(rows[i]["input_ids"]))
     result: dict[str, list] = {name: [None] * len(rows) for name in outputs}
-    inputs = ("input_ids", "token_type_ids")
+    inputs = [k for k in ("input_ids", "token_type_ids") if k in rows[0] and k in accepted(model)] \
+        if rows else []
     with torch.inference_mode():
         for b in range(0, len(order), batch_size):
             idx = order[b:b + batch_size]

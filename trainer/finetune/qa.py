@@ -38,10 +38,12 @@ def qa_features(tokenizer, examples, *, max_length: int, doc_stride: int, train:
     feats = Features(rows=[], truncated=truncated)
     per_example = np.bincount(enc["overflow_to_sample_mapping"], minlength=len(examples))
     feats.windows = int((per_example > 1).sum())
+    segments = enc.get("token_type_ids")   # none from a tokenizer of a model without segments
     for r, ex_i in enumerate(enc["overflow_to_sample_mapping"]):
         seq_ids = enc.sequence_ids(r)
         offsets = [o if s == 1 else None for o, s in zip(enc["offset_mapping"][r], seq_ids)]
-        row = {"input_ids": enc["input_ids"][r], "token_type_ids": enc["token_type_ids"][r]}
+        row = {"input_ids": enc["input_ids"][r],
+               **({"token_type_ids": segments[r]} if segments is not None else {})}
         if train:
             row["start_positions"], row["end_positions"] = _answer_pieces(examples[ex_i], offsets)
         feats.rows.append(row)

@@ -63,11 +63,18 @@ def load_tokenizer(folder: Path, max_length: int):
     return tokenizer
 
 
+# transformers' families whose position ids start after the pad id (RoBERTa's rule)
+PADDED_POSITIONS = ("roberta", "xlm-roberta", "xlm-roberta-xl", "camembert")
+
+
 def max_positions(folder: Path) -> int:
     from transformers import AutoConfig
 
     config = AutoConfig.from_pretrained(folder)
-    return int(getattr(config, "max_position_embeddings", 512))
+    n = int(getattr(config, "max_position_embeddings", 512))
+    if config.model_type in PADDED_POSITIONS:   # positions count from pad_token_id + 1 (514 -> 512)
+        n -= int(getattr(config, "pad_token_id", None) or 0) + 1
+    return n
 
 
 def build_model(folder: Path, kind: str, *, num_labels: int = 2, labels: list[str] | None = None,

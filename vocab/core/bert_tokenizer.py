@@ -38,11 +38,16 @@ def make_pre_tokenizer(lower_case: bool = False, strip_accents: bool = False):
     return split
 
 
-def make_fast_tokenizer(spec):
+def make_fast_tokenizer(spec, normalizer=None, pre_tokenizer=None):
     """make_tokenizer's ids with what BertTokenizerFast adds around them: the special tokens as
     added tokens, `[CLS] A [SEP]` / `[CLS] A [SEP] B [SEP]` with B's segment id 1, the WordPiece
-    decoder. Saved as tokenizer.json beside vocab.txt, AutoTokenizer gives the same ids."""
+    decoder. Saved as tokenizer.json beside vocab.txt, AutoTokenizer gives the same ids.
+    `normalizer`, `pre_tokenizer`: other than BERT's (WordPiece on MeCab words: vocab/kinds/mecab.py)."""
     tok = make_tokenizer(spec)
+    if normalizer is not None:
+        tok.normalizer = normalizer
+    if pre_tokenizer is not None:
+        tok.pre_tokenizer = pre_tokenizer
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS])
     cls, sep = ("[CLS]", spec.cls_id), ("[SEP]", spec.sep_id)
     tok.post_processor = processors.TemplateProcessing(

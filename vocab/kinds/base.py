@@ -6,7 +6,8 @@ A kind is a class. Before anything is loaded it says whether a folder is one of 
 (`claims`, on a `Found` that reads each file once for every kind that asks) and loads it
 (`load`); whether it is what `pipeline vocab --model-type X` trains for a language (`trains`),
 what it asks of the settings (`check_training`), which words its training sample is cut into
-(`sample_words`) and how it is trained and written (`train`, one resumable step after another).
+(`sample_words`), the smallest vocab its training takes on a corpus (`least_vocab_size`) and how
+it is trained and written (`train`, one resumable step after another).
 Loaded, an instance is the tokenizer (a "spec"):
 
     spec.size, spec.tokens, spec.pad_id / unk_id / cls_id / sep_id / mask_id, spec.role_ids()
@@ -20,6 +21,7 @@ Loaded, an instance is the tokenizer (a "spec"):
     spec.word_ids(words)                   # each word's ids, as a text of its own
     spec.piece_key(token)                  # (the piece's text as bytes, starts a word?): adaptation
     spec.save(folder, model_max_length=None, tokenizer_json=False)   # its files, atomically
+    spec.fast_text(text)                   # text as its tokenizer.json takes it (MeCab: words split)
     spec.records_in_data, spec.folder_suffix(), spec.piece_model     # what the data records
 
 `TrainingJob` is what a stage hands `train`: the sample (work/sample.tsv, sample.txt,
@@ -196,6 +198,13 @@ class TokenizerKind:
         """TrainingError (one line) when the settings do not suit this kind."""
 
     @classmethod
+    def least_vocab_size(cls, alphabet: set[str], char_counts, character_coverage: float = 0.9999) -> int:
+        """The smallest --vocab-size it can be trained with on a corpus of these characters
+        (`alphabet`: each character as its sample words normalise it; `char_counts`: a Counter of
+        them over the sample's words, for sentencepiece's character coverage)."""
+        return 0
+
+    @classmethod
     def sample_words(cls, lower_case: bool, strip_accents: bool, segmenter: str | None):
         """The words its sample is counted in (vocab/training/words.py's interface)."""
         raise NotImplementedError
@@ -320,6 +329,12 @@ class TokenizerKind:
         """(a piece's text as UTF-8 bytes, whether it starts a word): what vocabulary adaptation
         compares across kinds ("##ab" -> (b"ab", False), "▁ab" -> (b"ab", True))."""
         raise NotImplementedError
+
+    def fast_text(self, text: str) -> str:
+        """`text` as the tokenizer.json of its export must be given it to give its ids: the text
+        itself, except where the fast form cannot split words as the kind does (MeCab words:
+        vocab/kinds/mecab.py gives them joined by spaces)."""
+        return text
 
     def save_tokenizer_json(self, folder: str | Path) -> None:
         """A tokenizer.json in `folder` where its files hold none and it has one to write (a model

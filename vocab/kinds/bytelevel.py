@@ -24,7 +24,14 @@ from vocab.core.segmenters import MecabSegmenter
 from vocab.core.tokenizer_json import word_marks
 from vocab.kinds.base import Found, TrainingJob
 from vocab.kinds.fast import TokenizerSpec
-from vocab.training.bytelevel import MODEL_TYPE, ROLES, check_size, tokenizer_config, train_bytelevel_bpe
+from vocab.training.bytelevel import (
+    MIN_VOCAB_SIZE,
+    MODEL_TYPE,
+    ROLES,
+    check_size,
+    tokenizer_config,
+    train_bytelevel_bpe,
+)
 from vocab.training.words import BertWords
 
 BYTE_MARK = "\u0120"   # "Ġ": the space, in GPT-2's byte alphabet
@@ -79,6 +86,10 @@ class ByteLevelBPE(TokenizerSpec):
         if segmenter == MecabSegmenter.name:
             raise TrainingError("--model-type bytelevel-bpe trains on raw text, not on MeCab words: pass "
                                 "--word-segmenter none, or use --model-type bpe or unigram for a MeCab vocab")
+
+    @classmethod
+    def least_vocab_size(cls, alphabet, char_counts, character_coverage=0.9999) -> int:
+        return MIN_VOCAB_SIZE   # the special tokens and the 256 bytes, whatever the text
 
     @classmethod
     def sample_words(cls, lower_case, strip_accents, segmenter):

@@ -10,21 +10,32 @@ whose tokenizer_config.json says so (JAPANESE_TOKENIZER) loads with
 converted with only whitespace splitting a piece; the alphabet is NFKC's. A MeCab word starts a
 word for whole-word masking, whatever segmenter the language names.
 
+Its fast form (tokenizer.json, written beside vocab.txt in an export) cannot run MeCab: it is
+NFKC (lower-cased when the vocab is), a split at whitespace and the same WordPiece, so on text
+already split into MeCab words (`spec.fast_text(text)`: the words joined by spaces) it gives
+these ids. transformers loads the folder as BertJapaneseTokenizer (MeCab itself, raw text) for
+BERT, RoBERTa and DistilBERT; for ModernBERT its AutoTokenizer always takes tokenizer.json, so
+give that one the split text.
+
 Usage:
     words = mecab_words("東京都に住んでいる。")          # ['東京', '都', 'に', '住ん', 'で', 'いる', '。']
+    spec.fast_text("東京[MASK]に住む")                     # '東京 [MASK] に 住む': for tokenizer.json
     wp = MecabWordPiece(load_tokenizer("data/ja/vocab"))   # its encoder: spec.encoder()
     ids, counts, starts = wp.encode_words(text)           # starts: first piece of each word
     wp.tokenize("東京都に住んでいる。")
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from tokenizers import normalizers, pre_tokenizers
 
+from vocab.core.bert_tokenizer import make_fast_tokenizer
 from vocab.core.fast_wordpiece import FastWordPiece
 from vocab.core.layout import DEFAULT_MAX_LENGTH, TrainingError, VocabError, read_case_setting, read_vocab_txt
 from vocab.core.segmenters import MecabSegmenter, load_segmenter
@@ -49,7 +60,6 @@ class MecabVocab(VocabSpec):
     description = ("WordPiece on MeCab words (transformers' BertJapaneseTokenizer): `pipeline --lang "
                    "ja vocab`")
     split_by_script = False   # a MeCab word mixes scripts ("住ん": kanji + kana)
-    writes_tokenizer_json = False
 
     @classmethod
     def claims(cls, found: Found) -> bool:
@@ -77,6 +87,20 @@ class MecabVocab(VocabSpec):
 
     def make_encoder(self, segmenter):
         return MecabWordPiece(self)
+
+    def fast_tokenizer(self):
+        """WordPiece on words split at whitespace, after NFKC (and lower-casing): MeCab's words
+        once `fast_text` has split the text (see the module doc)."""
+        steps = [normalizers.NFKC()] + ([normalizers.Lowercase()] if self.lower_case else [])
+        return make_fast_tokenizer(self, normalizers.Sequence(steps), pre_tokenizers.WhitespaceSplit())
+
+    def fast_text(self, text: str) -> str:
+        """MeCab's words of `text` joined by spaces, its special tokens ([MASK], ...) kept whole."""
+        specials = [t for t in self.tokens if self.is_special(t) and t in text]
+        if not specials:
+            return " ".join(mecab_words(text))
+        parts = re.split("(" + "|".join(map(re.escape, specials)) + ")", text)
+        return " ".join(p if p in specials else " ".join(mecab_words(p)) for p in parts if p.strip())
 
     def word_pieces(self, sentences, segmenter=None, batch_size=1000):
         wp = MecabWordPiece(self)

@@ -42,7 +42,7 @@ from vocab.core.word_starts import SegmentedWordPiece, token_starts
 from vocab.kinds.base import Found, TokenizerKind, TrainingJob
 from vocab.training.convert import read_spm_pieces, to_wordpiece
 from vocab.training.spm import MODEL_TYPES as SPM_MODEL_TYPES
-from vocab.training.spm import train_sentencepiece
+from vocab.training.spm import required_chars, train_sentencepiece
 from vocab.training.words import BertWords
 
 BERT_ROLES = {"pad": "[PAD]", "unk": "[UNK]", "cls": "[CLS]", "sep": "[SEP]", "mask": "[MASK]"}
@@ -180,7 +180,6 @@ class VocabSpec(TokenizerKind):
                          model_max_length: int = DEFAULT_MAX_LENGTH) -> dict:
         return bert_tokenizer_config(lower_case, strip_accents, model_max_length)
 
-    writes_tokenizer_json = True   # BertTokenizerFast's; MeCab words have none (BertJapaneseTokenizer)
 
     @classmethod
     def write_vocab(cls, folder: Path, tokens, lower_case: bool, strip_accents: bool) -> None:
@@ -212,12 +211,24 @@ class VocabSpec(TokenizerKind):
             self.save_tokenizer_json(out)
 
     def save_tokenizer_json(self, folder) -> None:
-        """BertTokenizerFast's tokenizer.json (the same bytes transformers writes for this vocab)."""
-        if self.writes_tokenizer_json and not (Path(folder) / TOKENIZER_JSON).exists():
+        """Its fast form as tokenizer.json (BERT's: the same bytes transformers writes for this vocab)."""
+        if not (Path(folder) / TOKENIZER_JSON).exists():
             with atomic_path(Path(folder) / TOKENIZER_JSON) as tmp:
-                make_fast_tokenizer(self).save(str(tmp))
+                self.fast_tokenizer().save(str(tmp))
+
+    def fast_tokenizer(self):
+        """The `tokenizers.Tokenizer` of its tokenizer.json: BertTokenizerFast's."""
+        return make_fast_tokenizer(self)
 
     # -- training -----------------------------------------------------------------------------
+    @classmethod
+    def least_vocab_size(cls, alphabet, char_counts, character_coverage=0.9999) -> int:
+        """The larger of what sentencepiece keeps (its required characters, beside the pieces the
+        conversion drops and adds) and what the conversion keeps: the specials and every
+        character of the input as c and ##c (vocab/training/convert.py)."""
+        spm = required_chars(char_counts, character_coverage) + NUM_SPECIALS - SPM_EXTRA_PIECES + 1
+        return max(spm, NUM_SPECIALS + 2 * len(alphabet))
+
     @classmethod
     def sample_words(cls, lower_case, strip_accents, segmenter):
         return BertWords.of(lower_case, strip_accents, segmenter)

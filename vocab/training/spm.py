@@ -11,6 +11,7 @@ Usage:
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import sentencepiece as spm
@@ -22,6 +23,20 @@ MODEL_TYPES = ("bpe", "unigram")
 # Fixed, never taken from --workers: unigram's EM sums per-thread partial counts, so a
 # different thread count could change the floats and with them the vocab.
 SPM_THREADS = 2
+
+
+def required_chars(char_counts: Counter, character_coverage: float = 0.9999) -> int:
+    """How many characters sentencepiece must keep as pieces of their own (its `required_chars`):
+    the most frequent ones until they cover `character_coverage` of all the characters counted;
+    a vocab smaller than that fails to train ("Vocabulary size is smaller than required_chars")."""
+    total = sum(char_counts.values())
+    kept = covered = 0
+    for _, n in char_counts.most_common():
+        if covered >= character_coverage * total:
+            break
+        covered += n
+        kept += 1
+    return kept
 
 
 def train_sentencepiece(word_counts: str | os.PathLike, model_prefix: str | os.PathLike,

@@ -9,7 +9,7 @@ import pytest
 
 from common.atomic import atomic_open
 from pipeline.core.errors import StageError
-from pipeline.core.runner import StageRun, Task
+from pipeline.core.runner import FORCE_HINT_ENV, StageRun, Task
 
 
 def write_upper(job):
@@ -86,6 +86,19 @@ def test_changed_options_or_input_are_refused_unless_force(tmp_path):
     (out / "stale.txt").write_text("x")
     run = StageRun("demo", out, {"a": 2}, "fp", force=True)
     assert not run.complete and not (out / "stale.txt").exists()
+
+
+def test_a_wrapper_names_its_own_way_to_pass_force(tmp_path, monkeypatch):
+    """Issue 46: under `make pretrain` the refusal names PRETRAIN_OPTS=--force, not a flag that
+    make pretrain does not take."""
+    out = tmp_path / "out"
+    StageRun("vocab", out, {"vocab_size": 2000}, "fp").finish({})
+    monkeypatch.setenv(FORCE_HINT_ENV, "to redo it with these settings: make pretrain LANG=ja "
+                                       "PRETRAIN_OPTS='--vocab-size 8000 --force'")
+    with pytest.raises(StageError) as err:
+        StageRun("vocab", out, {"vocab_size": 8000}, "fp")
+    assert str(err.value).endswith("(vocab_size: 2000 -> 8000): to redo it with these settings: make "
+                                   "pretrain LANG=ja PRETRAIN_OPTS='--vocab-size 8000 --force'")
 
 
 def test_an_unfinished_run_with_other_options_is_refused(tmp_path):

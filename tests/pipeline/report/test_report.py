@@ -17,6 +17,7 @@ from pipeline.report.inputs import ReportInputs
 from pipeline.report.page import SECTION_IDS
 from tests.helpers.browser import probe_page
 from tests.helpers.downstream_results import write_results
+from tests.helpers.mlm_run_dir import write_mlm_run
 
 IMG = re.compile(r'<img alt="([^"]*)" src="([^"]*)"')
 
@@ -192,3 +193,24 @@ def test_chromium_loads_every_image_and_finds_every_section(report_with_runs, tm
     bad = tmp_path / "bad.html"
     bad.write_text('<html><body><img alt="x" src="data:image/png;base64,AAAA"></body></html>')
     assert probe_page(bad, tmp_path)["broken"] == ["x"]
+
+
+def test_a_masked_lm_only_run_shows_what_it_did_and_its_held_out_accuracy(sample_run, tmp_path):
+    """Issue 46: make pretrain's headline (held-out accuracy against the unigram baseline) is on
+    the page, and the HDF5 table says the run masked anew (100% [MASK]), not the files' 80/10/10."""
+    data, _ = sample_run
+    (hdf5,) = [p for p in (data / "hu").iterdir() if p.name.startswith("hdf5_")]
+    run = write_mlm_run(tmp_path / "hu_modern", 20, 148, objective="mlm", input_dir=str(hdf5),
+                        masking="dynamic", mlm_probability=0.3, mask_replace_prob=1.0,
+                        random_replace_prob=0.0)
+    (run / "heldout_mlm.json").write_text(json.dumps({
+        "accuracy": 0.214, "tokens": 2143, "rows": 18, "unigram_accuracy": 0.061, "unigram_token": ","}))
+    res = CliRunner().invoke(cli, ["--data-dir", str(data), "--lang", "hu", "report", "--run", str(run),
+                                   "--output", str(tmp_path / "r.html")])
+    assert res.exit_code == 0, res.output
+    page = sections((tmp_path / "r.html").read_text(encoding="utf-8"))
+    training, table = page["training"], page["hdf5"]
+    assert "0.214 against 0.061 for the unigram baseline" in training and "3.5x the baseline" in training
+    assert "dynamic: 30% of the tokens, new each epoch; [MASK] / random / kept 100% / 0% / 0%" in training
+    assert "masks in training (hu_modern)" in table and "100% / 0% / 0%" in table
+    assert "in the files (not used: the run masks anew)" in table

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from pipeline.report.training import languages, training_section
+from tests.helpers.mlm_run_dir import write_mlm_run
 
 
 def test_a_multilingual_run_shows_each_language(tmp_path):
@@ -39,3 +40,16 @@ def test_a_long_run_shows_its_context_evaluation(tmp_path):
     for text in ("long context: accuracy whole segment / 512 / 128 tokens", "0.310 / 0.290 / 0.250",
                  "gain +0.020 on 21,345 tokens", "Held-out accuracy deep in long articles"):
         assert text in html, text
+
+
+def test_a_masked_lm_only_run_has_no_nsp_line_in_its_loss_chart(tmp_path, monkeypatch):
+    import pipeline.report.training as training
+
+    run = write_mlm_run(tmp_path / "mlm", 10, 3000, masking="static")
+    charts = {}
+    monkeypatch.setattr(training, "line_chart", lambda series, title, points=None, **kw:
+                        charts.setdefault(title, [*series, *(points or {})]) and "")
+    html = training_section([run]).html()
+    assert charts["Training loss"] == ["loss", "mlm_loss", "eval mlm_loss"]
+    assert "static: the masks in the HDF5 files" in html
+    assert "held-out MLM accuracy" not in html   # no heldout_mlm.json: no row

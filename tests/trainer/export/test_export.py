@@ -21,7 +21,7 @@ def test_round_trip_same_outputs_and_tokenizer(tmp_path):
     out = tmp_path / "hf"
     assert main(["--checkpoint_dir", str(tmp_path / "run"), "--output", str(out)]) == 0
     assert {p.name for p in out.iterdir()} == {"config.json", "model.safetensors", "vocab.txt",
-                                               "tokenizer_config.json", "README.md"}
+                                               "tokenizer_config.json", "tokenizer.json", "README.md"}
     assert not list(tmp_path.glob(".tmp_export_*"))
 
     hf, info = transformers.BertForPreTraining.from_pretrained(out, output_loading_info=True)

@@ -90,12 +90,12 @@ def test_mecab_words_cannot_strip_accents(tmp_path):
 
 def test_the_config_an_export_writes_loads_as_the_mecab_tokenizer(ja_vocab, tmp_path):
     """What trainer/export/hf.py writes: the kind's save for a model of 128 positions (vocab.txt,
-    its tokenizer_config.json; no tokenizer.json, which MeCab words have none of)."""
+    its tokenizer_config.json, and the fast form's tokenizer.json, which takes MeCab-split text)."""
     from transformers import AutoTokenizer
 
     spec = load_vocab(ja_vocab)
     spec.save(tmp_path, model_max_length=128, tokenizer_json=True)
-    assert {p.name for p in tmp_path.iterdir()} == {"vocab.txt", "tokenizer_config.json"}
+    assert {p.name for p in tmp_path.iterdir()} == {"vocab.txt", "tokenizer_config.json", "tokenizer.json"}
     hf = AutoTokenizer.from_pretrained(str(tmp_path))
     assert type(hf).__name__ == "BertJapaneseTokenizer" and hf.model_max_length == 128
     wp = MecabWordPiece(spec)

@@ -1,0 +1,34 @@
+"""A misspelled flag, answered with the flag meant: `--bugdet` -> "did you mean --budget?".
+
+    hint = close_flag(parser, "unrecognized arguments: --bugdet 10m")   # "; did you mean --budget?"
+    p = HintingParser(prog="python scripts/pretrain.py")   # argparse's error as one line + the hint
+
+The trainer's parser (trainer/config/flags.py) and the scripts' (scripts/pretrain.py,
+scripts/demo.py) answer the same way; the pipeline's click commands have click's own.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+
+
+def close_flag(parser: argparse.ArgumentParser, message: str) -> str:
+    """"; did you mean --budget?" when `message` (argparse's) names an unknown flag close to one
+    of `parser`'s, else ""."""
+    found = re.match(r"unrecognized arguments: (\S+)", message)
+    if not found:
+        return ""
+    flag = found.group(1).split("=")[0]
+    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    close = difflib.get_close_matches(flag, options, n=1, cutoff=0.75)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+class HintingParser(argparse.ArgumentParser):
+    """argparse's usage error as one `Error: ...` line, with the flag meant, exit status 2."""
+
+    def error(self, message):
+        print(f"Error: {message}{close_flag(self, message)} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,97 @@
+"""What `make pretrain` (scripts/pretrain.py) says besides running its steps: the command to
+rerun, in the form the user typed (make's variables or the script's flags), the checks of
+--dump and --lang before any step, and how long the probe would take where it is skipped.
+
+    rerun_command(["--lang", "ja", "--dump", "ja.xml.bz2"], force=True)
+    # 'python scripts/pretrain.py --lang ja --dump ja.xml.bz2 --force', or under make:
+    # "make pretrain LANG=ja DUMP=ja.xml.bz2 PRETRAIN_OPTS=--force"
+    input_problem(args)       # "--dump data/ is a folder: ..." or None
+    probe_estimate(run_dir, train_sentences, device="cpu")   # "about 9 minutes" or ""
+
+The Makefile's pretrain recipe sets WIKI2BERT_VIA_MAKE=1: the script then names make's
+variables (LANG, DUMP, BUDGET, DATA_DIR, WORKERS) and PRETRAIN_OPTS for the rest.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from pathlib import Path
+
+from pipeline.core.errors import StageError
+from pipeline.stages.download import check_wiki
+from scripts.demo_probe import EPOCHS, SEEDS
+from trainer.finetune.plan import CPU_TRAIN_LIMIT
+
+VIA_MAKE_ENV = "WIKI2BERT_VIA_MAKE"
+# the script's flag -> the make variable the Makefile's recipe passes it from, and its default there
+MAKE_VARS = {"--lang": "LANG", "--dump": "DUMP", "--budget": "BUDGET", "--data-dir": "DATA_DIR",
+             "--workers": "WORKERS"}
+MAKE_DEFAULTS = {"BUDGET": "30m", "DATA_DIR": "data"}
+DUMP_NAME = re.compile(r"\.xml(\.(bz2|xz|gz))?$")
+
+
+def via_make() -> bool:
+    return os.environ.get(VIA_MAKE_ENV) == "1"
+
+
+def rerun_command(argv: list[str], force: bool = False) -> str:
+    """The command that reruns this one (with --force added when `force`)."""
+    argv = [str(x) for x in argv] + (["--force"] if force and "--force" not in argv else [])
+    if not via_make():
+        return "python scripts/pretrain.py " + shlex.join(argv)
+    given, rest, i = {}, [], 0
+    while i < len(argv):
+        flag, eq, value = argv[i].partition("=")
+        if flag in MAKE_VARS:
+            if not eq:
+                value, i = (argv[i + 1] if i + 1 < len(argv) else ""), i + 1
+            given[MAKE_VARS[flag]] = value   # the last one wins, as in argparse
+        else:
+            rest.append(argv[i])
+        i += 1
+    words = ["make pretrain"] + [f"{k}={shlex.quote(given[k])}" for k in MAKE_VARS.values()
+                                 if k in given and MAKE_DEFAULTS.get(k) != given[k]]
+    if rest:
+        words.append(f"PRETRAIN_OPTS={shlex.quote(shlex.join(rest))}")
+    return " ".join(words)
+
+
+def input_problem(a) -> str | None:
+    """What is wrong with --dump or --lang, in one line, before any step runs (no rerun can
+    help: the command must change)."""
+    flag = "DUMP=" if via_make() else "--dump "
+    if a.dump is not None:
+        if a.dump.is_dir():
+            found = sorted(p.name for p in a.dump.iterdir() if p.is_file() and DUMP_NAME.search(p.name))
+            example = (f", e.g. {flag}{a.dump / found[0]}" if found else
+                       " (a .xml, .xml.bz2, .xml.xz or .xml.gz file from dumps.wikimedia.org)")
+            return f"{flag}{a.dump} is a folder: give the dump file itself{example}"
+        if not a.dump.is_file():
+            return f"{flag}{a.dump} does not exist"
+    try:
+        check_wiki(a.lang, a.dump, use="LANG={code}" if via_make() else "--lang {code}")
+    except StageError as exc:
+        return str(exc)
+    return None
+
+
+def probe_estimate(run_dir: Path, train_sentences: int, device: str) -> str:
+    """'about 12 minutes': the probe's fine-tuning (random init and pretrained, each seed) at
+    the pace the run trained at (its last logged samples/s); "" without a logged pace."""
+    pace = 0.0
+    log = Path(run_dir) / "train_log.jsonl"
+    if log.is_file():
+        for line in log.read_text(encoding="utf-8").splitlines():
+            try:
+                pace = float(json.loads(line).get("samples_per_sec") or pace)
+            except (ValueError, AttributeError):
+                continue
+    if pace <= 0 or train_sentences <= 0:
+        return ""
+    rows = min(train_sentences, CPU_TRAIN_LIMIT) if device == "cpu" else train_sentences
+    runs = 2 * len(SEEDS.split(","))
+    minutes = runs * rows * EPOCHS / pace / 60   # a rough figure: said in whole minutes or hours
+    return (f"about {minutes / 60:.1f} hours" if minutes >= 90 else
+            f"about {max(1, round(minutes))} minute{'s' if round(minutes) > 1 else ''}")

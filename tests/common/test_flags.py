@@ -1,0 +1,30 @@
+"""A misspelled flag is answered with the flag meant (common/flags.py), in the trainer and in
+the scripts alike."""
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from common.flags import HintingParser, close_flag
+
+
+def test_close_flag_names_the_flag_meant():
+    p = argparse.ArgumentParser()
+    p.add_argument("--budget")
+    p.add_argument("--batch-size")
+    assert close_flag(p, "unrecognized arguments: --bugdet 10m") == "; did you mean --budget?"
+    assert close_flag(p, "unrecognized arguments: --bugdet=10m") == "; did you mean --budget?"
+    assert close_flag(p, "unrecognized arguments: --zzz") == ""
+    assert close_flag(p, "argument --budget: expected one argument") == ""
+
+
+def test_the_hinting_parser_is_one_line_with_exit_status_2(capsys):
+    p = HintingParser(prog="python scripts/pretrain.py")
+    p.add_argument("--budget")
+    with pytest.raises(SystemExit) as end:
+        p.parse_args(["--bugdet", "10m"])
+    assert end.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "Error: unrecognized arguments: --bugdet 10m; did you mean --budget? (see python "
+        "scripts/pretrain.py --help)"]

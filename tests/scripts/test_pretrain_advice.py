@@ -1,0 +1,51 @@
+"""What `make pretrain` says besides its steps (scripts/pretrain_advice.py): the command to
+rerun in the form the user typed, --dump and --lang checked before any step, the probe's time."""
+from __future__ import annotations
+
+import json
+from argparse import Namespace
+from pathlib import Path
+
+from scripts.pretrain_advice import VIA_MAKE_ENV, input_problem, probe_estimate, rerun_command
+
+
+def test_the_rerun_command_is_the_script_or_make_with_the_same_arguments(monkeypatch):
+    argv = ["--lang", "ja", "--data-dir", "data", "--budget", "30m", "--dump", "ja wiki.xml.bz2",
+            "--vocab-size", "8000"]
+    monkeypatch.delenv(VIA_MAKE_ENV, raising=False)
+    assert rerun_command(argv) == ("python scripts/pretrain.py --lang ja --data-dir data --budget 30m "
+                                   "--dump 'ja wiki.xml.bz2' --vocab-size 8000")
+    monkeypatch.setenv(VIA_MAKE_ENV, "1")   # the Makefile's recipe sets it
+    assert rerun_command(argv) == ("make pretrain LANG=ja DUMP='ja wiki.xml.bz2' "
+                                   "PRETRAIN_OPTS='--vocab-size 8000'")
+    assert rerun_command(argv, force=True) == ("make pretrain LANG=ja DUMP='ja wiki.xml.bz2' "
+                                               "PRETRAIN_OPTS='--vocab-size 8000 --force'")
+    short = ["--lang", "uk", "--data-dir", "/d", "--budget", "2h", "--workers=4"]
+    assert rerun_command(short, force=True) == \
+        "make pretrain LANG=uk BUDGET=2h DATA_DIR=/d WORKERS=4 PRETRAIN_OPTS=--force"
+
+
+def test_a_folder_as_dump_is_named_a_folder_with_the_file_to_give(tmp_path, sample_dump, monkeypatch):
+    monkeypatch.delenv(VIA_MAKE_ENV, raising=False)
+    folder = Path(sample_dump).parent
+    problem = input_problem(Namespace(dump=folder, lang="hu"))
+    assert problem == (f"--dump {folder} is a folder: give the dump file itself, e.g. --dump "
+                       f"{folder / Path(sample_dump).name}")
+    assert "is a folder: give the dump file itself (a .xml" in input_problem(Namespace(dump=tmp_path, lang="hu"))
+    assert input_problem(Namespace(dump=tmp_path / "no.xml.bz2", lang="hu")).endswith("does not exist")
+    assert input_problem(Namespace(dump=Path(sample_dump), lang="hu")) is None
+    monkeypatch.setenv(VIA_MAKE_ENV, "1")
+    wrong = input_problem(Namespace(dump=Path(sample_dump), lang="uk"))
+    assert "is the dump of huwiki" in wrong and wrong.endswith("use LANG=hu")
+
+
+def test_the_probe_estimate_comes_from_the_runs_pace(tmp_path):
+    assert probe_estimate(tmp_path, 5000, "cpu") == ""   # no pace logged: no guess
+    (tmp_path / "train_log.jsonl").write_text(
+        json.dumps({"step": 20, "loss": 7.0, "samples_per_sec": 30.0}) + "\n"
+        + json.dumps({"step": 20, "eval_loss": 7.0}) + "\n"
+        + json.dumps({"step": 40, "loss": 6.0, "samples_per_sec": 60.0}) + "\n")
+    # 2 variants x 3 seeds x 2,000 rows (the CPU limit) x 3 epochs at 60 samples/s
+    assert probe_estimate(tmp_path, 5000, "cpu") == "about 10 minutes"
+    assert probe_estimate(tmp_path, 461, "cpu") == "about 2 minutes"
+    assert probe_estimate(tmp_path, 20000, "cuda") == "about 1.7 hours"   # every row on a GPU

@@ -1,0 +1,67 @@
+"""`make pretrain` end to end on what the hu sample does not cover (issue 46): a Japanese corpus
+(WordPiece on MeCab words), a Chinese one (jieba's words for masking, a character a piece) and a
+byte-level BPE tokenizer; each export loads with transformers' AutoTokenizer and fill-mask hides
+a word whole and prints its rank. Tiny dumps from tests/fixtures/unspaced, a 10-second budget."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.wiki_dump import write_prose_dump
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "unspaced"
+
+
+def pretrain(*args) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONUTF8": "1", "TQDM_DISABLE": "1"}
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "pretrain.py"), *map(str, args)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+
+
+def unspaced_dump(tmp_path: Path, lang: str) -> Path:
+    sentences = [s for s in (FIXTURES / f"{lang}.txt").read_text(encoding="utf-8").splitlines() if s.strip()]
+    dump = tmp_path / f"{lang}wiki.xml.bz2"
+    write_prose_dump(dump, lang, sentences, n_pages=40, joiner="")
+    return dump
+
+
+def run_and_check(tmp_path: Path, lang: str, dump: Path, *extra) -> str:
+    transformers = pytest.importorskip("transformers")
+    res = pretrain("--lang", lang, "--dump", dump, "--budget", "10s", "--device", "cpu", "--batch-size", 8,
+                   "--data-dir", tmp_path / "data", "--runs", tmp_path / "runs", "--workers", "1", *extra)
+    assert res.returncode == 0, (res.stdout[-3000:], res.stderr[-3000:])
+    out = res.stdout
+    assert "held-out MLM accuracy" in out and "Traceback" not in res.stderr
+    assert re.search(r"\n    \[MASK\]( #1)? = .+   \| '.+' ranks \d+ of \d+\n", out)   # a word hidden, its rank
+    hf = tmp_path / "runs" / f"{lang}_modern" / "hf"
+    assert (hf / "tokenizer.json").is_file()
+    tok = transformers.AutoTokenizer.from_pretrained(str(hf))
+    assert tok.mask_token_id is not None
+    return out
+
+
+@pytest.mark.slow
+def test_make_pretrain_on_japanese_mecab_words(tmp_path):
+    pytest.importorskip("fugashi")
+    run_and_check(tmp_path, "ja", unspaced_dump(tmp_path, "ja"))
+    cfg = (tmp_path / "runs" / "ja_modern" / "hf" / "tokenizer_config.json").read_text(encoding="utf-8")
+    assert "BertJapaneseTokenizer" in cfg
+
+
+@pytest.mark.slow
+def test_make_pretrain_on_chinese(tmp_path):
+    pytest.importorskip("jieba")
+    run_and_check(tmp_path, "zh", unspaced_dump(tmp_path, "zh"))
+
+
+@pytest.mark.slow
+def test_make_pretrain_with_a_byte_level_bpe_tokenizer(tmp_path, sample_dump):
+    out = run_and_check(tmp_path, "hu", sample_dump, "--model-type", "bytelevel-bpe")
+    assert "--model-type bytelevel-bpe" in out
+    assert (tmp_path / "data" / "hu" / "vocab" / "tokenizer.json").is_file()

@@ -1,0 +1,60 @@
+"""The masking rate the data was encoded with: what --mlm_probability defaults to with
+--masking dynamic, so that continued pretraining on `pipeline encode --masked-lm-prob 0.3` data
+masks 30% unless told otherwise (issue 46).
+
+    encoded_rate("data/hu/hdf5_..._masked_lm_prob_0.3_...")   # (0.3, "its encode manifest") or None
+    masking_rate_note(config)     # the one log line saying where the run's rate came from, or None
+
+The rate is the encode manifest's option masked_lm_prob (in --input_dir or the folder above it),
+else the `_masked_lm_prob_P_` of the folder's name (pipeline/encoding/hdf5_format.py's
+output_folder_name); with several languages, their common rate. Read without torch or h5py.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+_IN_NAME = re.compile(r"_masked_lm_prob_([0-9.]+)_")
+
+
+def _one(folder) -> tuple[float, str] | None:
+    for where in (Path(folder), Path(folder).parent):
+        try:
+            manifest = json.loads((where / "manifest.json").read_text(encoding="utf-8"))
+            rate = float(manifest["options"]["masked_lm_prob"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        return rate, "its encode manifest"
+    for part in (Path(folder).name, Path(folder).parent.name):
+        found = _IN_NAME.search(part)
+        if found:
+            try:
+                return float(found.group(1).rstrip(".")), "its folder's name"
+            except ValueError:
+                continue
+    return None
+
+
+def encoded_rate(input_dir) -> tuple[float, str] | None:
+    """(rate, where it was read) of --input_dir (a folder or {code: folder}), or None when the
+    data does not say, or its languages were encoded at different rates."""
+    if not input_dir:
+        return None
+    folders = list(input_dir.values()) if isinstance(input_dir, dict) else [input_dir]
+    found = [_one(f) for f in folders]
+    rates = {f[0] for f in found if f is not None}
+    if None in found or len(rates) != 1 or not 0 < next(iter(rates)) < 1:
+        return None
+    return found[0]
+
+
+def masking_rate_note(config) -> str | None:
+    """The log line of a dynamic-masking run whose rate is the data's (no --mlm_probability)."""
+    if config.masking != "dynamic" or "mlm_probability" in config.explicit or config.phases:
+        return None
+    found = encoded_rate(config.input_dir)
+    if found is None or found[0] != config.mlm_probability:
+        return None
+    return (f"masking: {config.mlm_probability:g} of the tokens, the rate --input_dir was encoded "
+            f"with ({found[1]}: masked_lm_prob {found[0]:g}); --mlm_probability sets another")
