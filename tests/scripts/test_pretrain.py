@@ -138,7 +138,7 @@ def stubbed(monkeypatch, tmp_path, sample_dump):
     calls = []
     vocab = tmp_path / "data" / "hu" / "vocab"
     vocab.mkdir(parents=True)
-    (vocab / "vocab.txt").write_text("".join(f"{t}\n" for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a")))
+    (vocab / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b"]) + "\n")
     monkeypatch.setattr(script, "run_command", lambda cmd, step, env=None: calls.append([str(c) for c in cmd]))
     monkeypatch.setattr(script, "choose_vocab", lambda a, model: 1000)
     monkeypatch.setattr(script, "train", lambda *args: None)
