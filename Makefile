@@ -59,7 +59,8 @@ corpus: setup
 	$(PIPELINE) --data-dir $(DATA_DIR) --lang $(WIKI_LANG) $(WORKERS_OPT) run $(DUMP_OPT)
 
 # One command from a dump to an evaluated model (python scripts/pretrain.py --help); the run
-# goes to runs/$(LANG)_modern. PRETRAIN_OPTS='--device cpu --vocab-size 8000' etc.
+# goes to runs/$(LANG)_modern. PRETRAIN_OPTS='--device cpu --vocab-size 8000' etc.; PRETRAIN_OPTS=--long:
+# the long-context recipe (phases to 2,048 tokens on CPU, 8,192 on GPUs) into runs/$(LANG)_modern_long.
 pretrain: setup
 	WIKI2BERT_VIA_MAKE=1 $(PY) scripts/pretrain.py --lang $(WIKI_LANG) --data-dir $(DATA_DIR) --budget $(BUDGET) $(DUMP_OPT) $(WORKERS_OPT) $(PRETRAIN_OPTS)
 

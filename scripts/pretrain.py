@@ -24,6 +24,12 @@ Into DATA_DIR/LANG (the pipeline), RUNS/LANG_modern (the run, hf/ its export, pr
 heldout_mlm.json). A step that fails or is interrupted says the command that goes on from there
 (`make pretrain ...` under make); --force redoes every step (a stage's earlier run with other
 settings, e.g. another --vocab-size, is refused otherwise); --dump and --lang are checked first.
+
+With --long (scripts/long_recipe.py) it also encodes the longer rows (CPU: 512 and 2,048 tokens;
+GPU: 1,024 and 8,192) and trains through sequence-length phases ending on the longest rows, the
+global RoPE θ raised for them, into RUNS/LANG_modern_long; step 5 adds the context evaluation
+(`python -m trainer.context_eval`: the accuracy deep in long held-out articles with the whole
+article around the mask against 512 tokens, the gain) to the closing lines.
 """
 from __future__ import annotations
 
@@ -46,6 +52,7 @@ from pipeline.text.language_settings import word_segmenter  # noqa: E402
 from scripts.commands import DemoError, StepFailed, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
 from scripts.fill_mask import hide_words  # noqa: E402  (light: torch and transformers when called)
+from scripts.long_recipe import LONG, write_phases  # noqa: E402
 from scripts.pretrain_advice import input_problem, probe_estimate, rerun_command  # noqa: E402
 from scripts.vocab_rule import (  # noqa: E402
     MODEL_TYPE,
@@ -116,7 +123,7 @@ def choose_vocab(a, model: dict) -> int:
     return chosen
 
 
-def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: Path, out: Path) -> None:
+def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: list[Path], out: Path) -> None:
     # finished: the newest checkpoint is at its plan's end (the budget may have moved the end)
     newest = (list_checkpoints(out) or [None])[-1]
     if a.force and newest is not None:   # its logs, checkpoints, export and probe; not the model
@@ -130,8 +137,11 @@ def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: Path,
     if end and checkpoint_step(newest) >= end:
         say(f"training: already finished ({end} steps in {out}), not rerun")
         return
+    folders = [ROOT / h for h in hdf5]   # the commands run in ROOT
+    data = (["--phases", write_phases(out / "phases.json", LONG[device], folders, a.batch_size)] if a.long
+            else ["--input_dir", hdf5[0]])
     cmd = torchrun_prefix(ranks) + [
-        "trainer/run_pretraining.py", "--model_config", model_file, "--input_dir", hdf5,
+        "trainer/run_pretraining.py", "--model_config", model_file, *data,
         "--vocab_file", vocab, "--output_dir", out, "--train_budget", a.budget,
         "--learning_rate", LEARNING_RATE[device], "--train_batch_size", a.batch_size,
         "--resume_from_checkpoint", *RECIPE]
@@ -149,7 +159,7 @@ def heldout_sentences(a, n: int = 3) -> list[str]:
     return hide_words(lines, load_tokenizer(a.data_dir / a.lang / "vocab"), word_segmenter(a.lang), n)
 
 
-def evaluate(a, out: Path, hf: Path, hdf5: Path) -> list[str]:
+def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]:
     from scripts.fill_mask import fill_masks  # the last step's scripts: torch and transformers when called
     from scripts.heldout_mlm import heldout_accuracy, save_result, summary_line, verdict_lines
 
@@ -158,16 +168,28 @@ def evaluate(a, out: Path, hf: Path, hdf5: Path) -> list[str]:
             (newest / "model.pt").stat().st_mtime:
         run_command([sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf],
                     "export")
-    say(f"$ python scripts/heldout_mlm.py {hf} {hdf5}")
-    result = heldout_accuracy(hf, hdf5)
+    say(f"$ python scripts/heldout_mlm.py {hf} {hdf5[0]}")
+    result = heldout_accuracy(hf, hdf5[0])
     say(summary_line(result))
-    save_result(result, out / "heldout_mlm.json", hf, hdf5)   # for report.html
+    save_result(result, out / "heldout_mlm.json", hf, hdf5[0])   # for report.html
+    long = [context(hf, hdf5[-1], device)] if a.long else []
     sentences = heldout_sentences(a)
     if sentences:
         say(f"$ {shown([sys.executable, 'scripts/fill_mask.py', hf, *sentences])}")
         for filled in fill_masks(hf, sentences):
             say("\n".join(filled.lines()))
-    return verdict_lines(result) + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
+    return verdict_lines(result) + long + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
+
+
+def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
+    """The context evaluation of a long model on the longest rows' held-out articles, one line."""
+    from trainer.context import context_line  # the last step's: torch when called
+    from trainer.context_eval import run
+
+    say(f"$ python -m trainer.context_eval --model {hf} --input_dir {hdf5} --device {device}")
+    line = context_line(run(hf, hdf5, device=device))
+    say(line)
+    return f"== does it read the long context? {line}"
 
 
 def probe(a, hf: Path, out: Path) -> list[Path]:
@@ -203,6 +225,9 @@ def main(argv=None) -> int:
                    help="a ModernBERT JSON (default: modernbert_small.json on CPU, _base on GPU)")
     p.add_argument("--batch-size", type=int, default=32, help="per rank (--train_batch_size)")
     p.add_argument("--workers", type=int, default=None, help="pipeline worker processes")
+    p.add_argument("--long", action="store_true",
+                   help="long context: phases 128 -> 512 -> 2,048 tokens (GPU: -> 1,024 -> 8,192), "
+                        "global RoPE θ raised for the last, into RUNS/LANG_modern_long")
     p.add_argument("--probe", choices=("auto", "on", "off"), default="auto",
                    help=f"auto: only with at least {MIN_TEST_SENTENCES} held-out probe sentences")
     p.add_argument("--force", action="store_true",
@@ -231,22 +256,27 @@ def main(argv=None) -> int:
         for stage in later_stages():   # shard, vocab, probe: what `pipeline run` runs next
             extra = ["--vocab-size", vocab_size, *kind] if stage == "vocab" else []
             run_command(pipeline(a, stage, *extra, *forced(a)), f"pipeline {stage}")
-        run_command(pipeline(a, "encode", "--pack", *[x for k, v in PACKED.items()
-                                                      for x in (f"--{k.replace('_', '-')}", v)],
-                             *forced(a)), "pipeline encode")
-        lang_dir, out = a.data_dir / a.lang, a.runs / f"{a.lang}_modern"
+        rows = [(PACKED["max_seq"], PACKED["max_pred"])] + (
+            [(p.max_seq, p.max_pred) for p in LONG[device][1:]] if a.long else [])
+        for max_seq, max_pred in rows:
+            run_command(pipeline(a, "encode", "--pack", "--max-seq", max_seq, "--max-pred", max_pred,
+                                 "--masked-lm-prob", PACKED["masked_lm_prob"], "--dupe-factor",
+                                 PACKED["dupe_factor"], *forced(a)), "pipeline encode")
+        lang_dir, out = a.data_dir / a.lang, a.runs / f"{a.lang}_modern{'_long' if a.long else ''}"
         spec = load_tokenizer(lang_dir / "vocab")   # its kind names the HDF5 folder (a suffix)
         vocab_lines = spec.size
         out.mkdir(parents=True, exist_ok=True)
         run_model = out / "model_config.json"   # the model, its vocab_size fitted to vocab.txt
         run_model.write_text(json.dumps({**model, "vocab_size": -(-vocab_lines // 64) * 64}, indent=1))
-        hdf5 = lang_dir / output_folder_name(spec.lower_case, PACKED["max_seq"], PACKED["max_pred"],
-                                             PACKED["masked_lm_prob"], dupe_factor=1, packed=True,
-                                             tokenizer_suffix=spec.folder_suffix())
-        say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}")
+        hdf5 = [lang_dir / output_folder_name(spec.lower_case, max_seq, max_pred, PACKED["masked_lm_prob"],
+                                              dupe_factor=1, packed=True, tokenizer_suffix=spec.folder_suffix())
+                for max_seq, max_pred in rows]
+        lengths = " -> ".join(f"{max_seq:,}" for max_seq, _ in rows)
+        say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}"
+            + (f", phases of {lengths} tokens" if a.long else ""))
         train(a, device, ranks, run_model, lang_dir / "vocab", hdf5, out)
         say("== [4/5] export, held-out accuracy, fill-mask")
-        verdict = evaluate(a, out, out / "hf", hdf5)
+        verdict = evaluate(a, device, out, out / "hf", hdf5)
         say("== [5/5] probe and report")
         results = probe(a, out / "hf", out / "probe")
         run_command(pipeline(a, "report", "--run", out, *[x for r in results for x in ("--downstream", r)]),

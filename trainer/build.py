@@ -31,6 +31,7 @@ from trainer.data.mixture import MixedTrainData, combined_shards, find_languages
 from trainer.data.shards import DataError, Shards, find_shards
 from trainer.data.vocabulary import data_tokenizer
 from trainer.errors import TrainError
+from trainer.extension import extend_start
 from trainer.optim import build_optimizer, build_scheduler
 from trainer.plan import RunPhase, RunPlan
 from trainer.runtime.ds_settings import (
@@ -73,7 +74,7 @@ def check_inputs(config, family, start) -> Inputs:
         return _check_phases(config, family, start)
     languages = find_languages(config.languages) if config.languages else []
     shards = combined_shards(languages) if languages else find_shards(config.input_dir)
-    start, notes = _fit_positions(family, start, shards.seq_len, f"--input_dir {config.input_dir}")
+    start, notes = _fit_positions(config, family, start, shards.seq_len, f"--input_dir {config.input_dir}")
     notes = notes + [n for n in [masking_rate_note(config)] if n]
     check_data_tokenizer(config, start, shards, languages)
     # Packed rows hold no sentence pairs: NSP would learn from labels that are all 0.
@@ -97,13 +98,15 @@ def _masker(config, shards, spec):
         raise TrainError(str(exc)) from None
 
 
-def _fit_positions(family, start, seq_len: int, where: str):
-    """(start, notes): the model config's positions fitted to rows of `seq_len` (the family's rule)."""
+def _fit_positions(config, family, start, seq_len: int, where: str):
+    """(start, notes): the model config extended as the flags ask (trainer/extension.py), then
+    its positions fitted to rows of `seq_len` (the family's rule)."""
+    start, notes = extend_start(config, family, start)
     try:
         model_config, note = family.fit_positions(start.model_config, seq_len)
     except ValueError as exc:
         raise TrainError(f"{where}: {exc}") from None
-    return dataclasses.replace(start, model_config=model_config), [note] if note else []
+    return dataclasses.replace(start, model_config=model_config), notes + ([note] if note else [])
 
 
 def _check_phases(config, family, start) -> Inputs:
@@ -129,7 +132,7 @@ def _check_phases(config, family, start) -> Inputs:
         first = first or ((p, data) if data is not None else None)
         found.append(shards)
     longest = max(range(len(found)), key=lambda i: found[i].seq_len)
-    start, notes = _fit_positions(family, start, found[longest].seq_len,
+    start, notes = _fit_positions(config, family, start, found[longest].seq_len,
                                   f"phase {longest + 1} (input_dir {config.phases[longest].input_dir})")
     check_data_tokenizer(config.replace(input_dir=config.phases[0].input_dir), start, found[0])
     phases, thetas = [], family.rope_thetas(start.model_config)

@@ -79,6 +79,10 @@ def eval_line(step: int, ev: dict, codes=()) -> str:
            if "eval_nsp_loss" in ev else "")
     line = (f"step {step} eval on {ev['eval_instances']} instances: mlm {ev['eval_mlm_loss']:.4f} "
             f"(acc {ev['eval_mlm_acc']:.3f}){nsp}")
+    if "eval_context_gain" in ev:   # trainer/context.py
+        line += (f"; context gain {ev['eval_context_gain']:+.4f} (accuracy {ev['eval_context_acc_long']:.3f} "
+                 f"with the whole segment, {ev['eval_context_acc_512']:.3f} with 512 tokens, "
+                 f"{ev['eval_context_acc_128']:.3f} with 128, on {ev['eval_context_tokens']:,} tokens)")
     codes = [c for c in codes if f"eval_mlm_loss/{c}" in ev]
     if codes:
         line += f"; the mean of {len(codes)} languages: " + ", ".join(

@@ -37,8 +37,9 @@ from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
 from trainer.checkpoint.layout import DS_TAG, MODEL_CONFIG
 from trainer.checkpoint.save import model_state, read_for_resume, save_checkpoint
 from trainer.checkpoint.space import check_checkpoint_space, checkpoint_bytes
+from trainer.context import phase_evaluation
 from trainer.errors import TrainError
-from trainer.evaluation import eval_line, eval_size_warning, evaluate, evaluate_languages
+from trainer.evaluation import eval_line, eval_size_warning, evaluate_languages
 from trainer.models import get_family
 from trainer.plan import RunPlan
 from trainer.runtime.budget import plan_budget
@@ -119,7 +120,8 @@ class Trainer:
             self.data.load_state_dict(loader_state)
         if self.plan.phased and phase.thetas:
             module = self.engine.module if self.engine is not None else self.model
-            self.family.set_rope_thetas(module, phase.thetas)
+            self.family.set_rope_thetas(module, phase.thetas)   # and what checkpoints record:
+            self.model_config = self.family.with_rope_thetas(self.model_config, phase.thetas)
         if self.pacer is not None:
             self.pacer.start_window(self.step, k, self.env)
 
@@ -382,11 +384,9 @@ class Trainer:
         """Evaluate on the held-out shards, log it (and, once, when they are too few)."""
         module = self.engine.module if self.engine is not None else self.model
         codes = [lang.code for lang in self.languages]
-        if self.languages:   # each language's test shards apart; the overall: their mean
-            ev = evaluate_languages(module, self.languages, self.config, self.env, self.forward)
-        else:   # a phase's rows in its own batches unless --eval_batch_size says otherwise
-            ev = evaluate(module, self.shards.test, self.config.replace(
-                eval_batch_size=self.phases[self.phase_index].eval_batch_size), self.env, self.forward)
+        # each language's test shards apart (the overall: their mean), else the phase's (trainer/context.py)
+        ev = (evaluate_languages(module, self.languages, self.config, self.env, self.forward) if self.languages
+              else phase_evaluation(module, self.phases[self.phase_index], self.config, self.env, self.forward))
         metrics.log(self.step, ev, prefix="eval")
         log.info(eval_line(self.step, ev, codes))
         tests = [(f"{lang.code}: ", ev[f"eval_instances/{lang.code}"], lang.shards.test)

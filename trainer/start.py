@@ -137,6 +137,9 @@ def load_init_weights(model, family, start: Start, seed: int, new_token_init: st
             log.info("vocabulary adapted from --init_from's %s tokenizer to --vocab_file's %s: %s",
                      start.old_spec.piece_model, start.spec.piece_model, plan.summary())
         state = family.move_rows(state, start.source_config, start.model_config)
+        state, extended = family.extend_position_rows(state, start.model_config)   # --max_position_embeddings
+        if extended:
+            log.info(extended)
         report = fit_weights(model, state)
     except (ModelFileError, CheckpointError) as exc:
         raise TrainError(f"--init_from {source.path}: {exc}") from None

@@ -1,7 +1,9 @@
 """Section `training`: for each trainer output dir given with `--run DIR`, the loss, MLM and NSP
 loss (NSP only where the run trained it), learning rate and samples/s curves from
 train_log.jsonl, the eval points, the masking the run used, and the held-out masked-LM accuracy
-against the unigram baseline where `make pretrain` measured it (heldout_mlm.json).
+against the unigram baseline where `make pretrain` measured it (heldout_mlm.json); for runs of
+long rows, the context evaluation (the accuracy deep in long articles with the whole segment,
+512 and 128 tokens around the mask, and the gain).
 
 Reads only the run's plain files (train_log.jsonl, hparams.json, heldout_mlm.json): the
 pipeline never imports the trainer.
@@ -130,6 +132,13 @@ def _one_run(sec: Section, run: Path) -> None:
         rows.append(("last eval: mlm loss / acc", f"{ev['eval_mlm_loss']:.4f} / {ev['eval_mlm_acc']:.3f}"))
         if "eval_nsp_loss" in ev:
             rows.append(("last eval: nsp loss / acc", f"{ev['eval_nsp_loss']:.4f} / {ev['eval_nsp_acc']:.3f}"))
+        long = [r for r in evals if "eval_context_gain" in r]   # trainer/context.py
+        if long:
+            c = long[-1]
+            rows.append(("long context: accuracy whole segment / 512 / 128 tokens",
+                         f"{c['eval_context_acc_long']:.3f} / {c['eval_context_acc_512']:.3f} / "
+                         f"{c['eval_context_acc_128']:.3f}: gain {c['eval_context_gain']:+.3f} on "
+                         f"{num(c['eval_context_tokens'])} tokens (step {num(c['step'])})"))
         n = ev.get("eval_instances")
         rows.append(("eval instances", num(n)))
         if n is not None and few_eval_instances(n):
@@ -144,6 +153,10 @@ def _one_run(sec: Section, run: Path) -> None:
     # a series with no point (nsp_loss of a masked-LM-only run) is no line of the legend
     sec.add(line_chart({k: v for k, v in lines.items() if v[0]}, title="Training loss",
                        points={k: v for k, v in points.items() if v[0]} or None))
+    if any("eval_context_gain" in r for r in evals):
+        sec.add(line_chart({}, title="Held-out accuracy deep in long articles, by the context around the mask",
+                           points={f"{view} tokens": _series(evals, f"eval_context_acc_{key}") for view, key in
+                                   (("the whole segment's", "long"), ("512", "512"), ("128", "128"))}))
     sec.add(line_chart({"learning rate": _series(train, "lr")}, title="Learning rate"))
     sec.add(line_chart({"samples/s": _series(train, "samples_per_sec")},
                        title="Throughput (samples/s, all ranks)"))

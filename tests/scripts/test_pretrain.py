@@ -74,6 +74,49 @@ def test_the_vocab_rule_takes_the_smaller_of_the_corpus_and_the_model_bounds():
     assert suggest_vocab_size(words, 768, body_parameters(big))[0] == 10000   # the corpus decides
 
 
+@pytest.mark.slow
+def test_long_trains_through_phases_and_prints_the_context_evaluation(sample_dump, tmp_path):
+    args = ["--lang", "hu", "--dump", sample_dump, "--budget", "20s", "--device", "cpu", "--long",
+            "--data-dir", tmp_path / "data", "--runs", tmp_path / "runs", "--workers", "1", "--probe", "off"]
+    res = pretrain(*args)
+    assert res.returncode == 0, (res.stdout[-3000:], res.stderr[-3000:])
+    out = res.stdout
+    for seq, pred in ((128, 40), (512, 160), (2048, 640)):
+        assert f"encode --pack --max-seq {seq} --max-pred {pred} --masked-lm-prob 0.3" in out
+    assert "phases of 128 -> 512 -> 2,048 tokens" in out and "--phases" in out
+    assert "$ python -m trainer.context_eval --model" in out
+    # the sample's articles are under 1,024 tokens: the closing line says there is nothing to score
+    assert out.strip().splitlines()[-3].startswith("== does it read the long context? context evaluation")
+    run = tmp_path / "runs" / "hu_modern_long"
+    assert [p["train_batch_size"] for p in json.loads((run / "phases.json").read_text())] == [32, 8, 2]
+    starts = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]
+    assert [r["seq_len"] for r in starts if "phase_start" in r] == [128, 512, 2048]
+    config = json.loads((run / "hf" / "config.json").read_text())
+    assert config["max_position_embeddings"] == 2048
+    assert config["rope_parameters"]["full_attention"]["rope_theta"] == 160000.0
+
+
+def test_the_long_closing_line_holds_the_context_gain(monkeypatch, tmp_path):
+    import scripts.pretrain as pretrain_script
+    import trainer.context_eval
+
+    seen = {}
+
+    def fake_run(model, input_dir, device="cpu"):
+        seen.update(model=model, input_dir=input_dir, device=device)
+        return {"eval_context_tokens": 1234, "eval_context_segments": 5, "eval_context_acc_long": 0.31,
+                "eval_context_acc_512": 0.25, "eval_context_acc_128": 0.2, "eval_context_gain": 0.06,
+                "eval_context_long_width": 2048}
+
+    monkeypatch.setattr(trainer.context_eval, "run", fake_run)
+    line = pretrain_script.context(tmp_path / "hf", tmp_path / "rows2048", "cuda")
+    assert seen == {"model": tmp_path / "hf", "input_dir": tmp_path / "rows2048", "device": "cuda"}
+    assert line.startswith("== does it read the long context? context evaluation on 1,234 masked tokens")
+    assert line.endswith("0.2000 with 128: context gain +0.0600")
+    monkeypatch.setattr(trainer.context_eval, "run", lambda *a, **k: {})
+    assert "no held-out segment of 1,024+ tokens" in pretrain_script.context(tmp_path, tmp_path)
+
+
 def test_a_misspelled_flag_names_the_one_meant():
     res = pretrain("--lang", "hu", "--bugdet", "10m")
     assert res.returncode == 2 and res.stderr.strip().splitlines() == [
@@ -144,3 +187,17 @@ def test_a_failed_step_names_make_pretrain_to_go_on(stubbed, monkeypatch, capsys
     assert script.main(args) == 130
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("Interrupted: `make pretrain LANG=hu")
+
+
+def test_long_encodes_the_recipes_rows_and_trains_them_into_their_own_run(stubbed, monkeypatch, tmp_path):
+    calls, args = stubbed
+    trained = {}
+    monkeypatch.setattr(script, "train", lambda a, device, ranks, model, vocab, hdf5, out:
+                        trained.update(long=a.long, hdf5=hdf5, out=out))
+    assert script.main(args + ["--long"]) == 0
+    encodes = [c[c.index("--max-seq") + 1:c.index("--max-seq") + 4:2] for c in calls if "encode" in c]
+    assert encodes == [["128", "40"], ["512", "160"], ["2048", "640"]]
+    assert trained["long"] and trained["out"] == tmp_path / "runs" / "hu_modern_long"
+    assert ["seq_len_128_", "seq_len_512_", "seq_len_2048_"] == [
+        next(part for part in ("seq_len_128_", "seq_len_512_", "seq_len_2048_") if part in h.name)
+        for h in trained["hdf5"]]

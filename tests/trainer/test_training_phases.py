@@ -178,7 +178,8 @@ def test_bad_phase_data_is_one_line_each(phase_dirs, modern_config, tiny_bert_co
     argv = phase_args(f, tiny_bert_config, out, tiny_vocab, model_type="bert")
     line = run_fails(argv, capsys, out)
     assert "phase 3" in line and "learned position table covers 64" in line
-    assert "set max_position_embeddings in the model config" in line and "not implemented yet" in line
+    assert "set max_position_embeddings in the model config" in line
+    assert "pass --max_position_embeddings 256 beside --init_from" in line
     # a seq_len that is not the data's
     text[2]["seq_len"] = 512
     f.write_text(json.dumps(text))

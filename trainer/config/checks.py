@@ -8,6 +8,7 @@ from __future__ import annotations
 from trainer.config.errors import ConfigError
 from trainer.config.languages import parse_alpha_schedule, parse_input_dirs
 from trainer.config.phases import check_phase_settings, parse_phases
+from trainer.config.positions import check_position_flags
 
 REQUIRED = ("output_dir",)
 
@@ -49,6 +50,7 @@ def validate(args) -> None:
         raise ConfigError("--phase2 needs --init_checkpoint (the phase-1 output_dir or checkpoint)")
     _validate_masking(args)
     _validate_recipe(args)
+    check_position_flags(args)
     if args.deepspeed and not args.deepspeed_config:
         raise ConfigError("--deepspeed needs --deepspeed_config (e.g. trainer/configs/ds_zero1.json)")
 

@@ -24,6 +24,7 @@ from trainer.config.checks import validate
 from trainer.config.errors import ConfigError, read_json
 from trainer.config.languages import normalise_alpha
 from trainer.config.phases import parse_phases
+from trainer.config.positions import add_position_flags
 from trainer.models import describe, names
 
 PATH_KEYS = ("model_config", "deepspeed_config", "vocab_file", "init_from", "phases")
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "train_batch_size, mlm_probability, learning_rate, global_rope_theta / "
                    "local_rope_theta (ModernBERT) or rope_theta; replaces --input_dir "
                    "(docs/training.md: Phases)")
+    add_position_flags(g)   # --max_position_embeddings, --global_rope_theta ... (config/positions.py)
     g.add_argument("--output_dir", help="logs, configs and checkpoints go here")
     g = p.add_argument_group("objective and masking (docs/training.md: Masking)")
     g.add_argument("--masking", choices=("static", "dynamic"), default="static",

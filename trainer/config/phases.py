@@ -140,11 +140,15 @@ def check_phase_family(phases, family) -> None:
     """θ a family cannot take is one line: a family without RoPE takes none; ModernBERT takes
     global_rope_theta / local_rope_theta; a BERT-style RoPE family rope_theta."""
     for i, p in enumerate(phases):
-        wrong = [k for k in p.thetas if k not in family.rope_keys]
-        if not wrong:
-            continue
-        if not family.rope_keys:
-            raise ConfigError(f"phase {i + 1} sets {wrong[0]}, but {family.display_name} has no rotary "
-                              "position embeddings (RoPE) to set θ for: leave it out")
-        raise ConfigError(f"phase {i + 1} sets {wrong[0]}; {family.display_name} takes "
-                          f"{' / '.join(family.rope_keys)}")
+        for key in p.thetas:
+            check_theta(family, key, f"phase {i + 1} sets {key}")
+
+
+def check_theta(family, key: str, said: str) -> None:
+    """One ConfigError when `family` does not take the θ `key` (`said`: where it was given)."""
+    if key in family.rope_keys:
+        return
+    if not family.rope_keys:
+        raise ConfigError(f"{said}, but {family.display_name} has no rotary position embeddings (RoPE) "
+                          "to set θ for: leave it out")
+    raise ConfigError(f"{said}; {family.display_name} takes {' / '.join(family.rope_keys)}")

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from trainer.config.encoded_rate import encoded_rate
 from trainer.config.errors import ConfigError
 from trainer.config.init_from import open_init_source
-from trainer.config.phases import check_phase_family
+from trainer.config.phases import check_phase_family, check_theta
+from trainer.config.positions import flag_thetas
 from trainer.errors import TrainError
 from trainer.models import family_of_config, get_family
 from trainer.runtime.ds_settings import deepspeed_settings
@@ -93,6 +94,11 @@ class TrainConfig:
     deepspeed_config: str | None
     local_rank: int | None
     config_file: str | None
+    # -- longer rows for a model that exists (trainer/config/positions.py)
+    max_position_embeddings: int | None = None   # beside --init_from: its learned table extended
+    rope_theta: float | None = None              # RoPE θ of the model config, where given
+    global_rope_theta: float | None = None
+    local_rope_theta: float | None = None
     # -- what the user set (not defaults) and what was derived
     explicit: tuple[str, ...] = ()
     deepspeed_settings: dict | None = field(default=None)   # handed to deepspeed.initialize
@@ -195,6 +201,8 @@ def resolve_config(args) -> TrainConfig:
     family = get_family(resolve_model_type(args, source))
     if args.phases:   # θ the family cannot take
         check_phase_family(args.phases, family)
+    for key in flag_thetas(args):
+        check_theta(family, key, f"--{key} is given")
     try:
         device = resolve_device(args.device)
     except ValueError as exc:  # e.g. --device cuda without a GPU

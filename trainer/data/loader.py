@@ -238,6 +238,16 @@ def eval_batches(shards: Sequence[ShardInfo], batch_size: int, rank: int, world_
                  within: bool = False) -> Iterator[dict]:
     """This rank's share of the held-out samples (the first `max_samples`, in file order),
     batched as the training loader does (`unpad`: with the layout, `within` documents)."""
+    for arrays in heldout_rows(shards, rank, world_size, max_samples, (DOC_STARTS,) if within else False):
+        for i in range(0, len(arrays["input_ids"]), batch_size):
+            yield to_batch({k: v[i:i + batch_size] for k, v in arrays.items()}, unpad=unpad,
+                           within=within)
+
+
+def heldout_rows(shards: Sequence[ShardInfo], rank: int, world_size: int, max_samples: int | None = None,
+                 optional=False) -> Iterator[dict[str, np.ndarray]]:
+    """This rank's share of the first `max_samples` held-out rows (in file order), a file's
+    part at a time (read_shard's arrays, with the `optional` datasets asked for)."""
     budget = sum(s.num_samples for s in shards)
     if max_samples is not None:
         budget = min(budget, max_samples)
@@ -246,11 +256,7 @@ def eval_batches(shards: Sequence[ShardInfo], batch_size: int, rank: int, world_
     for info in shards:
         a, b = max(lo, base), min(hi, base + info.num_samples)
         if a < b:
-            arrays = read_shard(info.path, np.arange(a - base, b - base),
-                                optional=(DOC_STARTS,) if within else False)
-            for i in range(0, b - a, batch_size):
-                yield to_batch({k: v[i:i + batch_size] for k, v in arrays.items()}, unpad=unpad,
-                               within=within)
+            yield read_shard(info.path, np.arange(a - base, b - base), optional=optional)
         base += info.num_samples
 
 

@@ -162,6 +162,18 @@ def attention_row(hp: dict) -> str:
     return f"\n| attention | {how} |" if how else ""
 
 
+def context_row(records: list[dict]) -> str:
+    """The card's line on the last context evaluation (trainer/context.py; "" without one)."""
+    ev = next((r for r in reversed(records) if "eval_context_gain" in r), None)
+    if ev is None:
+        return ""
+    return (f"\n| long context | masked tokens deep in long held-out articles: accuracy "
+            f"{ev['eval_context_acc_long']:.3f} with the whole segment around them (up to "
+            f"{ev.get('eval_context_long_width', 0):,} tokens), {ev['eval_context_acc_512']:.3f} with 512 tokens, "
+            f"{ev['eval_context_acc_128']:.3f} with 128: context gain {ev['eval_context_gain']:+.3f} "
+            f"({ev['eval_context_tokens']:,} tokens, step {ev['step']}) |")
+
+
 def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, family) -> str:
     hp = _json(run_dir / "hparams.json") if run_dir else {}
     meta = _json(ckpt / "meta.json")
@@ -236,7 +248,7 @@ trained with wiki2bert on the {wikipedia}.
 | training | {training_row} |
 | objective | {hp.get('objective', 'unknown')} |{attention_row(hp)}
 | final training loss | {losses} |
-| last evaluation | {evals} |
+| last evaluation | {evals} |{context_row(_records(run_dir))}
 | exported | {time.strftime('%Y-%m-%d')} from `{ckpt.name}` |
 {languages_section(hp, ev, corpora) if corpora else ""}{phases}
 ## How to load it

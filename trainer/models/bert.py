@@ -39,6 +39,7 @@ class BertFamily(ModelFamily):
     unpads = True
     named_in_objective = False   # the default: the objective line need not say it
     base_prefix = "bert"
+    position_table = "bert.embeddings.position_embeddings.weight"
     vocab_rows = ("bert.embeddings.word_embeddings.weight", "cls.predictions.bias",
                   "cls.predictions.decoder.weight", "cls.predictions.decoder.bias")
 

@@ -61,6 +61,7 @@ class DistilBertFamily(ModelFamily):
     has_nsp = False
     unpads = True    # through trainer/models/hf_varlen.py
     base_prefix = "distilbert"
+    position_table = "distilbert.embeddings.position_embeddings.weight"
     vocab_rows = ("distilbert.embeddings.word_embeddings.weight", "vocab_projector.weight",
                   "vocab_projector.bias")
 
@@ -72,6 +73,18 @@ class DistilBertFamily(ModelFamily):
 
     def special_ids(self, spec) -> dict:
         return {"pad_token_id": spec.pad_id}
+
+    def extend_position_rows(self, state: dict, config) -> tuple[dict, str | None]:
+        """Learned rows are copied (the family's rule); a sinusoidal table is not learned: the
+        weights' rows are left out, so the model keeps its own, computed for every position."""
+        if not getattr(config, "sinusoidal_pos_embds", False):
+            return super().extend_position_rows(state, config)
+        table = state.get(self.position_table)
+        if table is None or table.shape[0] >= config.max_position_embeddings:
+            return state, None
+        return ({k: v for k, v in state.items() if k != self.position_table},
+                f"DistilBERT's sinusoidal position table computed anew for {config.max_position_embeddings:,} "
+                "positions (it is not learned)")
 
     def build(self, config, *, unpad: bool, nsp: bool):
         if unpad:

@@ -56,6 +56,8 @@ class ModelFamily:
     vocab_rows: tuple[str, ...] = ()  # parameters with one row per token (embeddings, decoder, bias)
     rope_keys: tuple[str, ...] = ()   # the RoPE θ a phase may set (trainer/config/phases.py): ()
                                       # without RoPE, ("rope_theta",) for a BERT-style RoPE family
+    position_table: str | None = None   # the learned position table's parameter (None: RoPE,
+                                        # no table to extend)
 
     # -- config ---------------------------------------------------------------------------
     def read_config(self, d: dict, source: str):
@@ -98,19 +100,71 @@ class ModelFamily:
         (RoBERTa counts positions from its padding id); the token rows are vocab_transfer's."""
         return state
 
-    # -- sequence-length phases ----------------------------------------------------------------
+    # -- sequence-length phases and longer rows -------------------------------------------
     def fit_positions(self, config, seq_len: int):
         """(config, note): a config whose positions cover rows of `seq_len` tokens, and the log
         line that says what changed (None: nothing). A learned position table must already cover
-        them: a ValueError says so (extending a trained table by copying its rows is not done
-        yet); a RoPE family without a table overrides this to raise max_position_embeddings."""
+        them: a ValueError says how to extend it (--max_position_embeddings beside --init_from);
+        a RoPE family without a table overrides this to raise max_position_embeddings."""
         have = self.max_positions(config)
         if seq_len <= have:
             return config, None
         raise ValueError(f"rows of {seq_len} tokens, but the {self.display_name} model's learned "
-                         f"position table covers {have}: set max_position_embeddings in the model "
-                         f"config (--model_config) to cover {seq_len} (extending a trained table by "
-                         "copying its rows is not implemented yet)")
+                         f"position table covers {have}: pass --max_position_embeddings {seq_len} "
+                         "beside --init_from to extend the trained table by copying its rows, or "
+                         "for a model from scratch set max_position_embeddings in the model config "
+                         f"(--model_config) to cover {seq_len}")
+
+    def position_offset(self, config) -> int:
+        """The table's rows before the first token's (RoBERTa counts from its padding id + 1)."""
+        return 0
+
+    def extend_positions(self, config, n: int):
+        """(config, note): --max_position_embeddings N, a copy of `config` whose learned table
+        covers rows of `n` tokens (the rows themselves: extend_position_rows). A ValueError for
+        a table smaller than the model's, or a family without one (what to do instead)."""
+        if self.position_table is None:
+            raise ValueError(f"--max_position_embeddings {n}: {self.display_name} has no learned "
+                             "position table to extend")
+        have = self.max_positions(config)
+        if n < have:
+            raise ValueError(f"--max_position_embeddings {n} is smaller than the {self.display_name} "
+                             f"model's {have} positions: a table is extended, never cut; give N >= "
+                             f"{have} (the longest rows), or leave it out")
+        if n == have:
+            return config, None
+        config = copy.deepcopy(config)
+        config.max_position_embeddings = n + self.position_offset(config)
+        return config, None
+
+    def extend_position_rows(self, state: dict, config) -> tuple[dict, str | None]:
+        """(state, note): weights whose position table is shorter than `config`'s, extended by
+        Longformer's recipe: the new rows repeat the learned ones in order (position k takes
+        learned row k mod n); the rows before the first token's (position_offset) stay."""
+        table = state.get(self.position_table) if self.position_table else None
+        offset = self.position_offset(config)
+        want = offset + self.max_positions(config)
+        if table is None or table.shape[0] >= want:
+            return state, None
+        learned = table[offset:]
+        n = learned.shape[0]
+        reps = -(-(want - offset) // n)
+        rows = learned.repeat(reps, 1)[:want - offset]
+        new = table.new_empty((want, table.shape[1]))
+        new[:offset] = table[:offset]
+        new[offset:] = rows
+        kept = f" (rows 0-{offset - 1} before the first position kept)" if offset else ""
+        return {**state, self.position_table: new}, (
+            f"{self.display_name}'s position table extended from {n:,} to {want - offset:,} positions "
+            f"by copying its {n:,} learned rows in order (Longformer's recipe: position k takes row "
+            f"k mod {n}){kept}")
+
+    def with_rope_thetas(self, config, thetas: dict[str, float]):
+        """A copy of `config` with RoPE θ by `rope_keys`' names (--global_rope_theta ...); only
+        those names reach here (trainer/config/positions.py checks the flags)."""
+        if thetas:
+            raise NotImplementedError(f"{self.display_name} has no RoPE θ to set")
+        return config
 
     def rope_thetas(self, config) -> dict[str, float]:
         """The config's RoPE θ by `rope_keys`' names ({} without RoPE)."""

@@ -109,6 +109,21 @@ class ModernBertFamily(ModelFamily):
         return config, (f"ModernBERT's max_position_embeddings raised from {before} to {seq_len} for "
                         f"rows of {seq_len} tokens (RoPE has no position table to extend)")
 
+    def extend_positions(self, config, n: int):
+        raise ValueError(f"--max_position_embeddings {n}: ModernBERT's rotary positions (RoPE) have no "
+                         "table to extend: leave it out (max_position_embeddings follows the longest "
+                         "rows by itself) and, for long rows, raise the global θ with "
+                         "--global_rope_theta (ModernBERT took 160000 for 8,192 tokens) or a phase's "
+                         "global_rope_theta")
+
+    def with_rope_thetas(self, config, thetas: dict[str, float]):
+        """rope_parameters per layer type (transformers 5) and the old names, set alike."""
+        config = copy.deepcopy(config)
+        for key, theta in thetas.items():
+            config.rope_parameters[ROPE_LAYERS[key]]["rope_theta"] = float(theta)
+        self._old_theta_names(config)
+        return config
+
     def rope_thetas(self, config) -> dict[str, float]:
         return {key: float(config.rope_parameters[layer]["rope_theta"]) for key, layer in ROPE_LAYERS.items()}
 

@@ -81,6 +81,7 @@ class RobertaFamily(ModelFamily):
     has_nsp = False
     unpads = True    # through trainer/models/hf_varlen.py
     base_prefix = "roberta"
+    position_table = POSITIONS   # after pad_token_id + 1 reserved rows (position_offset)
     vocab_rows = ("roberta.embeddings.word_embeddings.weight", "lm_head.bias",
                   "lm_head.decoder.weight", "lm_head.decoder.bias")
 
@@ -100,6 +101,9 @@ class RobertaFamily(ModelFamily):
 
     def max_positions(self, config) -> int:
         return config.max_position_embeddings - config.pad_token_id - 1
+
+    def position_offset(self, config) -> int:
+        return config.pad_token_id + 1
 
     def special_ids(self, spec) -> dict:
         return {"pad_token_id": spec.pad_id, "bos_token_id": spec.cls_id, "eos_token_id": spec.sep_id}

@@ -28,6 +28,20 @@ def test_a_multilingual_run_shows_each_language(tmp_path):
         assert text in html or text.replace("&gt;", ">") in html, text
 
 
+def test_a_long_run_shows_its_context_evaluation(tmp_path):
+    run = tmp_path / "long"
+    run.mkdir()
+    lines = [{"step": s, "loss": 5.0, "mlm_loss": 5.0, "lr": 1e-3, "samples_per_sec": 9.0} for s in (1, 2)]
+    lines.append({"step": 2, "eval_loss": 5.1, "eval_mlm_loss": 5.1, "eval_mlm_acc": 0.2, "eval_instances": 40,
+                  "eval_context_acc_long": 0.31, "eval_context_acc_512": 0.29, "eval_context_acc_128": 0.25,
+                  "eval_context_gain": 0.02, "eval_context_tokens": 21345})
+    (run / "train_log.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    html = training_section([run]).html()
+    for text in ("long context: accuracy whole segment / 512 / 128 tokens", "0.310 / 0.290 / 0.250",
+                 "gain +0.020 on 21,345 tokens", "Held-out accuracy deep in long articles"):
+        assert text in html, text
+
+
 def test_a_masked_lm_only_run_has_no_nsp_line_in_its_loss_chart(tmp_path, monkeypatch):
     import pipeline.report.training as training
 

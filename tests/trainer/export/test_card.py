@@ -87,3 +87,17 @@ def test_a_run_of_phases_lists_them_as_trained(tmp_path):
     assert "| 1 | 128 | 1-57 | 64 | 0.3 | 0.0008 | global 10000, local 10000 |" in card
     assert "| 2 | 1,024 | 58-80 | 8 |" in card
     assert "| 3 | 8,192 | 91-100 planned, not reached | 1 | 0.3 | 0.0005 | global 160000, local 10000 |" in card
+
+
+def test_the_context_evaluation_is_on_the_card(tmp_path):
+    from trainer.export.card import context_row
+
+    ev = {"step": 300, "eval_loss": 4.0, "eval_context_acc_long": 0.31, "eval_context_acc_512": 0.29,
+          "eval_context_acc_128": 0.25, "eval_context_gain": 0.02, "eval_context_tokens": 21345,
+          "eval_context_long_width": 2048}
+    row = context_row([{"step": 100, "eval_loss": 5.0}, ev, {"step": 300, "loss": 3.9}])
+    assert row.count("\n") == 1 and row.startswith("\n| long context |")
+    for fact in ("accuracy 0.310 with the whole segment around them (up to 2,048 tokens)", "0.290 with 512",
+                 "0.250 with 128", "context gain +0.020", "21,345 tokens, step 300"):
+        assert fact in row, fact
+    assert context_row([{"step": 1, "eval_loss": 5.0}]) == ""

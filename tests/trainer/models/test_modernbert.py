@@ -139,5 +139,5 @@ def test_positions_fit_the_longest_rows_by_family(modern_config, tiny_bert_confi
     bert = get_family("bert")
     config = bert.read_config_file(tiny_bert_config)
     assert bert.fit_positions(config, 64) == (config, None)
-    with pytest.raises(ValueError, match="covers 64: set max_position_embeddings in the model config"):
+    with pytest.raises(ValueError, match="covers 64: pass --max_position_embeddings 128 beside --init_from"):
         bert.fit_positions(config, 128)
