@@ -70,9 +70,10 @@ demo: setup
 	$(PY) scripts/demo.py --data-dir $(DATA_DIR)/demo $(WORKERS_OPT) $(DEMO_OPTS)
 
 # Two pytest workers (pytest-xdist); --dist loadfile keeps a file's tests on one worker, so its
-# module fixtures (trained models, encoded shards) are built once.
+# module fixtures (trained models, encoded shards) are built once. --durations=25: the slowest
+# tests, in CI's log too.
 test: setup
-	$(PY) -m pytest -q -n 2 --dist loadfile
+	$(PY) -m pytest -q -n 2 --dist loadfile --durations=25
 
 # Under 3 minutes on 2 cores: the tests marked slow, faults or slurm are left out (make test runs
 # them), the rest on two pytest workers (pytest-xdist).

@@ -18,6 +18,7 @@ step by step. Checks (each PASS or FAIL with its figure):
   resume       plain, stopped at half the steps and resumed: against the uninterrupted run
                (to --tolerance; the detail says whether it is bitwise equal)
   ZeRO-1/2     --deepspeed with trainer/configs/ds_zero{1,2}.json (bf16, AdamW): finite losses
+               (--zero-stages picks them)
   export       python -m trainer.export of the plain run; transformers' BertForPreTraining
                loads it on --device and gives our MLM logits on a batch of the shards
 The runs' samples/s (median of the logged windows after the first) are shown beside the curves.
@@ -142,6 +143,8 @@ def parse_args(argv=None):
     ap.add_argument("--variants", nargs="+", choices=tuple(VARIANT_FLAGS),
                     default=list(VARIANT_FLAGS))
     ap.add_argument("--no-deepspeed", action="store_true", help="skip the ZeRO-1/2 runs")
+    ap.add_argument("--zero-stages", nargs="+", type=int, choices=(1, 2), default=[1, 2],
+                    help="the DeepSpeed ZeRO stages to run (default both)")
     return ap.parse_args(argv)
 
 
@@ -176,7 +179,7 @@ def main(argv=None) -> int:
     check("resume at half way vs uninterrupted", ok1 and ok2 and diff <= args.tolerance,
           f"max |difference| {diff:.2e} (bitwise equal: {diff == 0.0})")
     if not args.no_deepspeed:
-        for stage in (1, 2):
+        for stage in args.zero_stages:
             ok, records = train(args, args.out_dir / f"zero{stage}", [
                 "--deepspeed", "--deepspeed_config", str(ROOT / "trainer" / "configs" / f"ds_zero{stage}.json"),
                 "--optimizer", "adamw", "--precision", "bf16"], args.out_dir / f"zero{stage}.log",

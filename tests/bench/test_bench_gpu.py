@@ -44,9 +44,11 @@ def table_rows(text: str) -> list[list[str]]:
 def test_cpu_run_end_to_end(data, tmp_path, one_thread, capsys):
     out = tmp_path / "bench.md"
     variants = ["ours", "ours+unpad", "ours-pin", "hf"]
+    # --accum 2: the accumulation path (the next micro-batch fetched before this one's backward)
+    # at an eighth of the default 16 micro-batches per step
     assert bench.main(["--device", "cpu", "--tiny", "--data", str(data), "--precisions", "fp32",
                        "--variants", *variants, "--runs", "1", "--steps", "2", "--warmup", "1",
-                       "--peak-tflops", "0.5", "--out", str(out)]) == 0
+                       "--accum", "2", "--peak-tflops", "0.5", "--out", str(out)]) == 0
     text = out.read_text()
     assert text == capsys.readouterr().out               # the file holds what was printed
     rows = table_rows(text)
@@ -99,7 +101,7 @@ def test_compiled_variants_run(data, tmp_path, one_thread):
     out = tmp_path / "bench.md"
     assert bench.main(["--device", "cpu", "--tiny", "--data", str(data), "--precisions", "fp32",
                        "--phases", "1", "--variants", "ours+compile", "hf+compile", "--runs", "1",
-                       "--steps", "1", "--warmup", "1", "--out", str(out)]) == 0
+                       "--steps", "1", "--warmup", "1", "--accum", "2", "--out", str(out)]) == 0
     settings = [r for r in table_rows(out.read_text()) if len(r) == 13]
     assert [r[3] for r in settings] == ["ours+compile", "hf+compile"]
     assert all(float(r[5]) > 0 for r in settings), settings

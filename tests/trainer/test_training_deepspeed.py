@@ -6,7 +6,9 @@ The uninterrupted run takes DeepSpeed's default path, which JIT-builds its C++ s
 (about 1-3.5 min once per machine, then cached in ~/.cache/torch_extensions): it is what a user
 gets, and a build failure (compiler, headers, a torch/DeepSpeed mismatch) would otherwise show
 only to users. That is the suite's one build; the other runs set WIKI2BERT_DS_SHM=0 (gloo)
-and must give the same losses."""
+and must give the same losses. In a virtualenv the build goes to the venv's own
+torch_extensions folder: the build's include paths name the venv, so venvs sharing
+~/.cache/torch_extensions (worktrees on one machine) rebuilt it for each other in turn."""
 from __future__ import annotations
 
 import json
@@ -33,6 +35,8 @@ def run(args, shm=False):
     env.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(sys.prefix, "torch_extensions"))
     if not shm:
         env["WIKI2BERT_DS_SHM"] = "0"
+    if sys.prefix != sys.base_prefix:
+        env.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(sys.prefix, "torch_extensions"))
     res = subprocess.run([sys.executable, str(SCRIPT), *args], env=env, capture_output=True,
                          text=True, timeout=480)
     assert res.returncode == 0, res.stderr[-3000:]
