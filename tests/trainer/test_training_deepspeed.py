@@ -35,8 +35,6 @@ def run(args, shm=False):
     env.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(sys.prefix, "torch_extensions"))
     if not shm:
         env["WIKI2BERT_DS_SHM"] = "0"
-    if sys.prefix != sys.base_prefix:
-        env.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(sys.prefix, "torch_extensions"))
     res = subprocess.run([sys.executable, str(SCRIPT), *args], env=env, capture_output=True,
                          text=True, timeout=480)
     assert res.returncode == 0, res.stderr[-3000:]
