@@ -69,7 +69,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from bench.gpu_tables import HEADER, Result, Setting, row, summary  # noqa: E402
+from bench.gpu_tables import HEADER, Result, Setting, add_timing_options, row, summary  # noqa: E402
 from trainer.data import ShardedTrainData, find_shards  # noqa: E402
 from trainer.models.bert_network import BertConfig, BertForPreTraining  # noqa: E402
 from trainer.optim import build_optimizer  # noqa: E402
@@ -290,14 +290,7 @@ def parse_args(argv=None):
                     "(default: base 256 / large 128 at seq 128, 64 / 32 at seq 512)")
     ap.add_argument("--accum", type=int, default=16, help="micro-batches per optimizer step "
                     "(the recipes' gradient accumulation: 128-512 in trainer/configs/phase*)")
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--steps", type=int, default=1, help="timed optimizer steps per run")
-    ap.add_argument("--warmup", type=int, default=1, help="untimed optimizer steps first (compilation)")
-    ap.add_argument("--peak-tflops", type=float, default=None,
-                    help="for MFU (default: 989 on CUDA, the H100's dense bf16; none on CPU)")
-    ap.add_argument("--budget-min", type=float, default=None,
-                    help="start no new setting after this many minutes (the rest are listed)")
-    ap.add_argument("--out", type=Path, default=None, help="also write the tables here (markdown)")
+    add_timing_options(ap, "untimed optimizer steps first (compilation)", "also write the tables here (markdown)")
     ap.add_argument("--profile", type=Path, default=None, metavar="DIR",
                     help="CUDA: profile 3 more steps of each setting; kernel time by kind in "
                          "the table, top kernels in DIR/<setting>.md (bench/gpu_profile.py)")

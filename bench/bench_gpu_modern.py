@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from bench.bench_gpu import Clock, machine, matmul_tflops  # noqa: E402
+from bench.gpu_tables import add_timing_options  # noqa: E402
 from trainer.data import ShardedTrainData, find_shards  # noqa: E402
 from trainer.models import get_family  # noqa: E402
 from trainer.optim import build_optimizer  # noqa: E402
@@ -236,14 +237,7 @@ def parse_args(argv=None):
     ap.add_argument("--precision", choices=tuple(DTYPES), default="bf16")
     ap.add_argument("--tokens", type=int, default=32768, help="real tokens a micro-batch (rows = tokens / L)")
     ap.add_argument("--accum", type=int, default=4, help="micro-batches per optimizer step")
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--steps", type=int, default=1, help="timed optimizer steps per run")
-    ap.add_argument("--warmup", type=int, default=1, help="untimed steps first (they pay the compilation)")
-    ap.add_argument("--peak-tflops", type=float, default=None,
-                    help="for MFU (default: 989 on CUDA, the H100's dense bf16; none on CPU)")
-    ap.add_argument("--budget-min", type=float, default=None,
-                    help="start no new setting after this many minutes (the rest are listed)")
-    ap.add_argument("--out", type=Path, default=None, help="also write the table here (markdown)")
+    add_timing_options(ap, "untimed steps first (they pay the compilation)", "also write the table here (markdown)")
     ap.add_argument("--profile", type=Path, default=None, metavar="DIR",
                     help="CUDA: profile one more step of the chosen settings; kernel time by kind "
                          "and the top kernels in DIR/<seq>_<variant>.md (bench/gpu_profile.py)")

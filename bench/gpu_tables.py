@@ -74,3 +74,17 @@ def summary(results: dict, peak_tflops: float | None) -> list[str]:
                          f"{s.variant.replace('+staged', '')}'s time ({twin.samples_s:,.1f} "
                          f"samples/s, {r.samples_s:,.1f} with the batches already on the GPU)")
     return lines
+
+
+def add_timing_options(ap, warmup_help: str, out_help: str) -> None:
+    """The options both GPU benches take for how they time and what they print."""
+    from pathlib import Path
+
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=1, help="timed optimizer steps per run")
+    ap.add_argument("--warmup", type=int, default=1, help=warmup_help)
+    ap.add_argument("--peak-tflops", type=float, default=None,
+                    help="for MFU (default: 989 on CUDA, the H100's dense bf16; none on CPU)")
+    ap.add_argument("--budget-min", type=float, default=None,
+                    help="start no new setting after this many minutes (the rest are listed)")
+    ap.add_argument("--out", type=Path, default=None, help=out_help)
