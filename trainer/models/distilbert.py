@@ -21,7 +21,7 @@ from pathlib import Path
 
 from transformers import DistilBertConfig, DistilBertForMaskedLM
 
-from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model, write_tokenizer_json
+from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model
 from trainer.models.heads import masked_lm_loss, masked_slots
 from trainer.models.hf_varlen import VARLEN, encode_unpadded, unpadded_config
 from trainer.models.output import PretrainingOutput
@@ -96,11 +96,9 @@ class DistilBertFamily(ModelFamily):
         model.compile_layers()
 
     def export(self, weights: dict, config, spec, folder: Path, export_class: str | None = None) -> int:
-        """transformers' own save_pretrained, the tokenizer's pad id, tokenizer.json."""
-        n_params = save_hf_model(DistilBertForMaskedLM, self.with_vocab(config, spec), weights, folder,
-                                 self.display_name)
-        write_tokenizer_json(folder, spec)
-        return n_params
+        """transformers' own save_pretrained with the tokenizer's pad id."""
+        return save_hf_model(DistilBertForMaskedLM, self.with_vocab(config, spec), weights, folder,
+                             self.display_name)
 
     def card(self, no_nsp: bool, export_class: str | None = None) -> CardText:
         return CardText("DistilBERT", "DistilBertForMaskedLM", "masked language model only", "")

@@ -284,10 +284,3 @@ def save_hf_model(model_cls, config, weights: dict, folder: Path, display_name: 
     model.tie_weights()
     model.save_pretrained(folder, safe_serialization=True)
     return sum(p.numel() for p in model.parameters())
-
-
-def write_tokenizer_json(folder: Path, spec) -> None:
-    """tokenizer.json beside a WordPiece vocab.txt, which transformers 5's AutoTokenizer wants for
-    a model type other than BERT's: the tokenizer's kind writes it where it has one to write
-    (vocab/kinds: none for MeCab words, nothing where its files hold one)."""
-    spec.save_tokenizer_json(folder)

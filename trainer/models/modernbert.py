@@ -29,7 +29,7 @@ from pathlib import Path
 from transformers import ModernBertConfig, ModernBertForMaskedLM
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
-from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model, write_tokenizer_json
+from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model
 from trainer.models.heads import masked_lm_loss, masked_slots
 from trainer.models.hf_varlen import VARLEN, encode_unpadded, unpadded_config
 from trainer.models.output import PretrainingOutput
@@ -155,11 +155,10 @@ class ModernBertFamily(ModelFamily):
 
     def export(self, weights: dict, config, spec, folder: Path, export_class: str | None = None) -> int:
         """transformers' own save_pretrained (config.json + model.safetensors, the decoder tied to
-        the embeddings), the vocab's special ids, and tokenizer.json beside vocab.txt."""
+        the embeddings) with the vocab's special ids; the tokenizer's files are the export's
+        (trainer/export/hf.py, tokenizer.json included)."""
         config = self.with_vocab(config, spec)   # the vocab's special ids (the trainer assumed Google's)
-        n_params = save_hf_model(ModernBertForMaskedLM, config, weights, folder, self.display_name)
-        write_tokenizer_json(folder, spec)
-        return n_params
+        return save_hf_model(ModernBertForMaskedLM, config, weights, folder, self.display_name)
 
     def card(self, no_nsp: bool, export_class: str | None = None) -> CardText:
         return CardText("ModernBERT", "ModernBertForMaskedLM", "masked language model only", "")

@@ -31,7 +31,7 @@ from pathlib import Path
 import torch
 from transformers import RobertaConfig, RobertaForMaskedLM, XLMRobertaConfig, XLMRobertaForMaskedLM
 
-from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model, write_tokenizer_json
+from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model
 from trainer.models.heads import masked_lm_loss, masked_slots
 from trainer.models.hf_varlen import VARLEN, encode_unpadded, unpadded_config
 from trainer.models.output import PretrainingOutput
@@ -132,12 +132,10 @@ class RobertaFamily(ModelFamily):
         model.compile_layers()
 
     def export(self, weights: dict, config, spec, folder: Path, export_class: str | None = None) -> int:
-        """transformers' own save_pretrained, the tokenizer's special ids, tokenizer.json."""
+        """transformers' own save_pretrained with the tokenizer's special ids."""
         new = self.with_vocab(config, spec)   # as trained, unless the run had no vocab then
-        n_params = save_hf_model(self.hf_cls, new, self.move_rows(weights, config, new), folder,
-                                 self.display_name)
-        write_tokenizer_json(folder, spec)
-        return n_params
+        return save_hf_model(self.hf_cls, new, self.move_rows(weights, config, new), folder,
+                             self.display_name)
 
     def card(self, no_nsp: bool, export_class: str | None = None) -> CardText:
         return CardText(self.display_name, self.hf_cls.__name__, "masked language model only", "")
