@@ -7,7 +7,10 @@ fetched in batches), and a `Ready` job passes through without being sent. What t
 task graph is the job's function (sent once per stage, to every worker) and its argument (paths,
 byte ranges, settings), never bulk text. A task that a lost worker was running is rerun by Dask
 elsewhere; tasks write under temporary names unique per attempt (common/atomic.py), so a
-rerun cannot collide with what the lost attempt left.
+rerun cannot collide with what the lost attempt left. A worker lost while it held the only copy of
+the shipped function (a cluster of one, or a worker that joined after the function was sent) takes
+that copy with it, and Dask cancels every task that needed it: those jobs are shipped and sent
+again, a few times at most.
 
 Usage:
     ex = DaskExecutor.start("local", workers=2)     # a LocalCluster of 2 worker processes
@@ -50,6 +53,9 @@ CLUSTER_CONFIG = {
 }
 PROBE_TIMEOUT_S = 3
 LIMIT_REFRESH_S = 5
+LOST_RESENDS = 3   # a job cancelled by the cluster (its function's copies lost) is sent again
+WORKERS_DIED = ("workers died or left while running it; a worker's memory limit or the machine's "
+                "memory is the usual cause (the worker logs say); rerun the stage to go on")
 DASK_LOGGERS = ("distributed", "tornado")
 log = logging.getLogger("pipeline")
 
@@ -178,6 +184,7 @@ class DaskExecutor:
         cwd = os.getcwd()
         # id(func) -> (func, its shipped copy); holding func keeps its id from being reused
         shipped: dict[int, tuple[Any, Any]] = {}
+        self._jobs: dict[Any, tuple] = {}   # future's key -> its (func, arg), to send it again
         pending: collections.deque = collections.deque()
         head: list = []     # the batch whose results are being handed back
         jobs = iter(jobs)
@@ -196,29 +203,58 @@ class DaskExecutor:
                     head = [pending.popleft()]
                     while pending and len(head) < max(1, limit // 2) and not isinstance(pending[0], Ready):
                         head.append(pending.popleft())
-                    yield from self._gather(head)
+                    yield from self._gather(head, shipped, cwd)
+                    head = []
         finally:   # an error, or the consumer stopped early: nothing of ours keeps running
             self.client.cancel(head + [f for f in pending if not isinstance(f, Ready)])
             self.client.cancel([copy for _, copy in shipped.values()])
+            self._jobs = {}
 
     def _submit(self, batch: list, shipped: dict, cwd: str) -> list:
         """`batch` in order: its Ready jobs as they are, the others as futures of one map."""
         todo = [job for job in batch if not isinstance(job, Ready)]
         for func, _ in todo:
-            if id(func) not in shipped:
+            # not yet shipped, or its copies were lost with the workers that held them
+            if id(func) not in shipped or shipped[id(func)][1].status != "finished":
                 shipped[id(func)] = (func, self._ship(func))
-        futures = iter(self.client.map(_call, [shipped[id(func)][1] for func, _ in todo],
-                                       [arg for _, arg in todo], [cwd] * len(todo), pure=False)
-                       if todo else ())
+        futures = self.client.map(_call, [shipped[id(func)][1] for func, _ in todo],
+                                  [arg for _, arg in todo], [cwd] * len(todo), pure=False) if todo else []
+        self._jobs.update((future.key, job) for future, job in zip(futures, todo))
+        futures = iter(futures)
         return [job if isinstance(job, Ready) else next(futures) for job in batch]
 
-    def _gather(self, futures: list) -> Iterable:
+    def _gather(self, futures: list, shipped: dict, cwd: str) -> Iterable:
         """Their results, fetched together. When one failed: the results before it, then its
-        error, as if they had been fetched one by one."""
+        error, as if they had been fetched one by one; a job the cluster cancelled (not us) is
+        sent again."""
         try:
-            return self.client.gather(futures)
+            results = self.client.gather(futures)
         except Exception:  # noqa: BLE001 - re-raised below, in job order
-            return _in_order(futures)
+            return (self._result(future, shipped, cwd) for future in futures)
+        for future in futures:
+            self._jobs.pop(future.key, None)
+        return results
+
+    def _result(self, future, shipped: dict, cwd: str) -> Any:
+        """The future's result; a job the cluster cancelled is shipped and sent again; one that
+        killed every worker that ran it is one line."""
+        from distributed import KilledWorker
+        from distributed.client import FutureCancelledError
+
+        job, resends = self._jobs.pop(future.key), 0
+        while True:
+            try:
+                return future.result()
+            except KilledWorker:
+                raise StageError(f"a task killed each Dask worker that ran it ({_job_name(job)}): "
+                                 f"{WORKERS_DIED}") from None
+            except FutureCancelledError as exc:
+                if resends == LOST_RESENDS:
+                    raise StageError(f"the Dask cluster lost a task {resends + 1} times "
+                                     f"({_job_name(job)}; {exc.reason}): {WORKERS_DIED}") from None
+                log.debug("a task was cancelled by the cluster (%s); sending it again", exc.reason)
+                future, resends = self._submit([job], shipped, cwd)[0], resends + 1
+                self._jobs.pop(future.key, None)
 
     def close(self) -> None:
         self.client.close()
@@ -226,6 +262,8 @@ class DaskExecutor:
             self.cluster.close()
 
 
-def _in_order(futures: list) -> Iterator:
-    for future in futures:
-        yield future.result()   # the first failed one raises its own error
+def _job_name(job: tuple) -> str:
+    """The job in a few words for an error line: its function and the start of its argument."""
+    func, arg = job
+    name = getattr(func, "__name__", None) or getattr(getattr(func, "func", None), "__name__", "job")
+    return f"{name} of {str(arg)[:80]}"

@@ -1,9 +1,11 @@
 """The Dask executor: the local executor's contract (ordered results, bounded jobs in flight,
 finished jobs passed through, errors reaching the caller) on a real scheduler with two worker
-processes; an unreachable scheduler is one line within seconds; the local path never loads Dask."""
+processes; a job whose shipped function died with the only worker that held it is sent again; an
+unreachable scheduler is one line within seconds; the local path never loads Dask."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -13,7 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import cli
+from pipeline.core.errors import StageError
 from pipeline.core.executor import LocalExecutor, Ready, make_executor, use_scheduler
+from tests.helpers.dask_cluster import kill_busy_worker, local_cluster
 from tests.pipeline.core.test_executor import fails_on_three
 from tests.pipeline.core.test_executor import slow_square as square_and_pid
 
@@ -59,6 +63,44 @@ def test_a_failed_job_in_a_batch_comes_after_the_results_before_it(dask_cluster)
             for result in ex.map(fails_on_three, range(12)):
                 got.append(result)
     assert got == [fails_on_three(i) for i in range(3)]
+
+
+def sleepy_square(x):
+    time.sleep(0.3)
+    return x * x
+
+
+def test_jobs_are_sent_again_when_the_only_copy_of_their_function_dies_with_a_worker():
+    """A cluster of one worker: killing it mid-stage loses the shipped function with it, and Dask
+    cancels every job that needed it (FutureCancelledError before the fix); the executor ships the
+    function to the restarted worker and the jobs run there."""
+    with local_cluster(1) as cluster, use_scheduler(cluster.scheduler_address) as ex:
+        results = ex.map(sleepy_square, range(8))
+        first = next(results)
+        old = kill_busy_worker(ex.client)
+        rest = list(results)
+        assert old not in ex.client.run(os.getpid).values()   # the nanny started a new one
+    assert [first, *rest] == [x * x for x in range(8)]
+
+
+def kills_its_worker(x):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.parametrize(("workers", "allowed_failures", "says"), [
+    (1, 3, "the Dask cluster lost a task 4 times"),      # each death takes the function along
+    (2, 0, "a task killed each Dask worker that ran it"),   # Dask gives up on it: KilledWorker
+])
+def test_a_job_that_kills_every_worker_it_runs_on_is_one_line(workers, allowed_failures, says):
+    import dask
+    import distributed  # noqa: F401 - its config defaults load before the set below, not inside it
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": allowed_failures}), \
+            local_cluster(workers) as cluster, use_scheduler(cluster.scheduler_address) as ex:
+        with pytest.raises(StageError, match=r"workers died or left while running it.*rerun the stage") as err:
+            list(ex.map(kills_its_worker, range(2)))
+    assert says in str(err.value) and "kills_its_worker of 0" in str(err.value)
+    assert "\n" not in str(err.value)
 
 
 def _free_port() -> int:
