@@ -9,9 +9,14 @@ is an upper bound. Dumps: the truncated uk and vi dumps of ../shared/data as the
 bench/scale_dumps.py's dumps of N MB (`--sizes`; filter with --keep-repeats there, as
 bench_scale.py runs it, since those dumps repeat their pages).
 
+`--tile FILE` measures instead what one token-export task holds against the size of its file: the
+packed HDF5 FILE's rows repeated 64 to 512 times into one file each, exported by one task in a
+fresh process (rows, row groups, file MB, peak RSS).
+
 Usage:
     .venv/bin/python bench/bench_export.py                                 # uk and vi of ../shared/data
     nice -n 10 .venv/bin/python bench/bench_export.py --sizes 1024 2048 --langs uk --work /tmp/w2b_export
+    .venv/bin/python bench/bench_export.py --tile data/hu/hdf5_..._packed/huwiki/huwiki_training_0.hdf5
 """
 from __future__ import annotations
 
@@ -77,6 +82,42 @@ def child_export(spec: dict) -> dict:
             "rss_worker": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
 
 
+def child_tile(spec: dict) -> dict:
+    """One token-export task on one file; its rows, row groups and peak RSS."""
+    import pyarrow.parquet as pq
+
+    from pipeline.encoding.hdf5_format import check_file
+    from pipeline.encoding.token_rows import has_doc_starts
+    from pipeline.stages.export import tokens_task
+
+    out = Path(spec["file"]).with_suffix(".parquet")
+    res = tokens_task({"file": spec["file"], "output": out, "seq_len": check_file(spec["file"]).seq_len,
+                       "special_ids": [0, 1, 2, 3, 4], "doc_starts": has_doc_starts(Path(spec["file"])),
+                       "split": "training"})
+    groups = pq.ParquetFile(out).num_row_groups
+    out.unlink()
+    return {"rows": res["rows"], "groups": groups,
+            "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def tile_table(source: Path, work: Path, times=(1, 64, 128, 256, 512)) -> None:
+    """The token export's peak RSS against its file's size (see the module doc)."""
+    import h5py
+    import numpy as np
+
+    print("| copies | rows | row groups | file MB | peak RSS MB |\n|---|---|---|---|---|")
+    for n in times:
+        path = work / f"tile_x{n}.hdf5"
+        with h5py.File(source) as src, h5py.File(path, "w") as dst:
+            dst.attrs.update(dict(src.attrs))
+            for key in src:
+                dst.create_dataset(key, data=np.concatenate([src[key][()]] * n))
+        res = in_child("tile", {"file": str(path)})
+        print(f"| {n} | {res['rows']:,} | {res['groups']} | {path.stat().st_size / 1e6:,.0f} | {res['rss']:,.0f} |",
+              flush=True)
+        path.unlink()
+
+
 def in_child(kind: str, spec: dict) -> dict:
     res = subprocess.run([sys.executable, __file__, "--child", kind, json.dumps(spec)],
                          capture_output=True, text=True, cwd=ROOT)
@@ -105,13 +146,18 @@ def main() -> None:
                     help="MB of XML (scale_dumps.py); none: the shared dumps")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "wiki2bert_bench_export")
+    ap.add_argument("--tile", type=Path, help="a packed HDF5 file: the token export's memory against file size")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         kind, spec = args.child[0], json.loads(args.child[1])
-        print(json.dumps(child_pipeline(spec) if kind == "pipeline" else child_export(spec)))
+        child = {"pipeline": child_pipeline, "export": child_export, "tile": child_tile}[kind]
+        print(json.dumps(child(spec)))
         return
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.tile:
+        tile_table(args.tile, args.work)
+        return
     print("| lang | dump | XML MB | text MB | pipeline s | format | export s | share | rows | output MB "
           "| peak RSS main MB | peak RSS worker MB |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
