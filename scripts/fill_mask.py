@@ -116,17 +116,36 @@ def _ids(tokenizer, text: str) -> list[int]:
     return tokenizer(text)["input_ids"]
 
 
+def _pieces_at(tokenizer, text: str, start: int, end: int) -> tuple[list[int], list[int]] | None:
+    """(ids of `text`, positions of the pieces that cover text[start:end]) from a fast
+    tokenizer's offsets; None where there are none to read."""
+    if not tokenizer.is_fast:
+        return None
+    enc = tokenizer(text, return_offsets_mapping=True)
+    hit = [i for i, (s, e) in enumerate(enc["offset_mapping"]) if e > s and s < end and e > start]
+    return (enc["input_ids"], list(range(hit[0], hit[-1] + 1))) if hit else None
+
+
 def masked_ids(tokenizer, prepare, text: str) -> tuple[str, list[int], list[int], list[int] | None]:
     """(the text as shown, its ids with the masks in, the masks' positions, the hidden word's
-    ids or None). A [[word]]'s pieces are the ids where the sentence with the word and the one
-    with a [MASK] in its place differ, so they are the pieces of the word in its context."""
+    ids or None). A [[word]]'s pieces are the pieces of the sentence that cover its characters
+    (the fast tokenizer's offsets), as whole-word masking hides them in training: without
+    spaces (Thai) a [MASK] in the word's place would change how its neighbours split. Where the
+    text is split before the tokenizer sees it (WordPiece on MeCab words) or there are no offsets,
+    they are the ids where the sentence with the word and the one with a [MASK] in its place differ."""
     mask = tokenizer.mask_token
     m = HIDDEN.search(text)
     if m is None:
         ids = _ids(tokenizer, prepare(text))
         return text, ids, [i for i, t in enumerate(ids) if t == tokenizer.mask_token_id], None
     before, word, after = text[:m.start()], m.group(1), HIDDEN.sub(r"\1", text[m.end():])
-    whole = _ids(tokenizer, prepare(before + word + after))
+    full = before + word + after
+    found = _pieces_at(tokenizer, full, len(before), len(full) - len(after)) if prepare(full) == full else None
+    if found is not None:
+        whole, at = found
+        ids = [tokenizer.mask_token_id if i in at else t for i, t in enumerate(whole)]
+        return before + mask * len(at) + after, ids, at, [whole[i] for i in at]
+    whole = _ids(tokenizer, prepare(full))
     single = _ids(tokenizer, prepare(before + mask + after))
     p = 0
     while p < min(len(whole), len(single)) and whole[p] == single[p]:

@@ -13,6 +13,7 @@ import pytest
 
 from tests.helpers.modern_run_dir import make_modern_run_dir
 from tests.helpers.trainer_run_dir import make_run_dir
+from scripts.fill_mask import masked_ids
 from trainer.export import main as export_main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,3 +72,32 @@ def test_a_word_in_double_brackets_is_hidden_whole_and_its_pieces_ranked(tmp_pat
     assert all(re.search(r"ranks \d+ of 122$", line) for line in lines[1:4])
     assert lines[4] == "[MASK] Hà Nội" and re.search(r"^    \[MASK\] = .*\| 'Budapest' ranks \d+ of 122$", lines[5])
     assert len(lines) == 6
+
+
+def thai_wordpiece():
+    """A fast WordPiece tokenizer where "ขึ้นในปี" ("rose in the year") is one BERT word of
+    pieces ขึ้น ##ใ ##น ##ป ##ี, and with a [MASK] after ขึ้น its last word starts with ป."""
+    transformers = pytest.importorskip("transformers")
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "ขึ้น", "##ใ", "##น", "##ป", "##ี", "ป", "ใ"]
+    tok = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    return transformers.PreTrainedTokenizerFast(tokenizer_object=tok, mask_token="[MASK]", unk_token="[UNK]",
+                                                cls_token="[CLS]", sep_token="[SEP]", pad_token="[PAD]")
+
+
+def test_a_hidden_word_without_spaces_masks_its_own_pieces_not_its_neighbours():
+    """Thai `make pretrain` hid [[ใน]] as four masks: in "ขึ้น[MASK]ปี" the year word splits as
+    ป ##ี, not ##ป ##ี, so the old diff of the two sentences took ##ป as part of the word. The
+    word's pieces are the ones that cover its characters, as training's whole-word masking hides."""
+    tok = thai_wordpiece()
+    shown, ids, at, pieces = masked_ids(tok, lambda text: text, "ขึ้น[[ใน]]ปี")
+    assert tok.convert_ids_to_tokens(pieces) == ["##ใ", "##น"]
+    assert shown == "ขึ้น[MASK][MASK]ปี" and at == [2, 3]
+    assert tok.convert_ids_to_tokens(ids) == ["[CLS]", "ขึ้น", "[MASK]", "[MASK]", "##ป", "##ี", "[SEP]"]
+    # a text split before the tokenizer sees it (MeCab words) has no offsets into the sentence:
+    # there the pieces are still where the sentence with the word and with one [MASK] differ
+    shown, _ids, _at, pieces = masked_ids(tok, lambda text: text.replace("ขึ้น", "ขึ้น "), "ขึ้น[[ใน]]ปี")
+    assert tok.convert_ids_to_tokens(pieces) == ["ใ", "##น", "##ป"] and shown == "ขึ้น[MASK][MASK][MASK]ปี"

@@ -1,7 +1,8 @@
 """`make pretrain` end to end on what the hu sample does not cover (issue 46): a Japanese corpus
-(WordPiece on MeCab words), a Chinese one (jieba's words for masking, a character a piece) and a
-byte-level BPE tokenizer; each export loads with transformers' AutoTokenizer and fill-mask hides
-a word whole and prints its rank. Tiny dumps from tests/fixtures/unspaced, a 10-second budget."""
+(WordPiece on MeCab words), a Chinese one (jieba's words for masking, a character a piece), a Thai
+one (PyThaiNLP's words) and a byte-level BPE tokenizer; each export loads with transformers'
+AutoTokenizer and fill-mask hides a word whole and prints its rank. Tiny dumps from
+tests/fixtures/unspaced, a 10-second budget."""
 from __future__ import annotations
 
 import os
@@ -24,10 +25,10 @@ def pretrain(*args) -> subprocess.CompletedProcess:
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
 
 
-def unspaced_dump(tmp_path: Path, lang: str) -> Path:
+def unspaced_dump(tmp_path: Path, lang: str, joiner: str = "") -> Path:
     sentences = [s for s in (FIXTURES / f"{lang}.txt").read_text(encoding="utf-8").splitlines() if s.strip()]
     dump = tmp_path / f"{lang}wiki.xml.bz2"
-    write_prose_dump(dump, lang, sentences, n_pages=40, joiner="")
+    write_prose_dump(dump, lang, sentences, n_pages=40, joiner=joiner)
     return dump
 
 
@@ -58,6 +59,26 @@ def test_make_pretrain_on_japanese_mecab_words(tmp_path):
 def test_make_pretrain_on_chinese(tmp_path):
     pytest.importorskip("jieba")
     run_and_check(tmp_path, "zh", unspaced_dump(tmp_path, "zh"))
+
+
+@pytest.mark.slow
+def test_make_pretrain_on_thai_hides_a_word_as_its_own_pieces(tmp_path):
+    """Thai: words without spaces between them, sentences with (PyThaiNLP's words for masking).
+    The hidden word is masked as the pieces that cover it, as many masks as pieces."""
+    pytest.importorskip("pythainlp")
+    out = run_and_check(tmp_path, "th", unspaced_dump(tmp_path, "th", joiner=" "))
+    command, after = out.split("$ python scripts/fill_mask.py ", 1)[1].split("\n", 1)
+    words = re.findall(r"\[\[(.+?)\]\]", command)
+    blocks = []                       # (sentence as shown, the pieces its masks hid)
+    for line in after.split("\n== ")[0].splitlines():
+        if line.startswith("    [MASK]"):
+            blocks[-1][1].append(re.search(r"\| '(.+)' ranks \d+ of \d+$", line).group(1))
+        else:
+            blocks.append((line, []))
+    assert len(blocks) == len(words) >= 1
+    for word, (shown, pieces) in zip(words, blocks):
+        assert shown.count("[MASK]") == len(pieces)
+        assert "".join(p.removeprefix("##") for p in pieces) == word, (word, pieces)
 
 
 @pytest.mark.slow
