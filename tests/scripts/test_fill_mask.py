@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from scripts.fill_mask import masked_ids
 from tests.helpers.modern_run_dir import make_modern_run_dir
 from tests.helpers.trainer_run_dir import make_run_dir
-from scripts.fill_mask import masked_ids
 from trainer.export import main as export_main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,7 +83,8 @@ def thai_wordpiece():
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "ขึ้น", "##ใ", "##น", "##ป", "##ี", "ป", "ใ"]
     tok = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    tok.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]",
+                                                       special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
     return transformers.PreTrainedTokenizerFast(tokenizer_object=tok, mask_token="[MASK]", unk_token="[UNK]",
                                                 cls_token="[CLS]", sep_token="[SEP]", pad_token="[PAD]")
 
