@@ -20,28 +20,15 @@ def _sentences(folder: Path) -> list[str]:
 
 
 def unigram_tokenizer(filtered: Path, out: Path, vocab_size: int = 2000) -> None:
-    """An XLM-R-like Unigram tokenizer.json trained on the language's filtered sentences, built
-    once (the `tokenizers` trainer need not give the same pieces twice): it is an input."""
+    """An XLM-R-like Unigram tokenizer (the tests' builder) trained on the language's filtered
+    sentences, built once (the `tokenizers` trainer need not give the same pieces twice): it is
+    an input."""
     if (out / "tokenizer.json").is_file():
         return
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
+    from tests.helpers.hf_tokenizers import unigram_tokenizer as build
 
-    tok = Tokenizer(models.Unigram())
-    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
-                                                 pre_tokenizers.Metaspace(prepend_scheme="always")])
-    tok.decoder = decoders.Metaspace(prepend_scheme="always")
-    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=["<s>", "<pad>", "</s>", "<unk>"],
-                                      unk_token="<unk>", show_progress=False)
-    tok.train_from_iterator(_sentences(filtered), trainer)
-    tok.add_special_tokens(["<mask>"])
-    from tokenizers import processors
-
-    tok.post_processor = processors.TemplateProcessing(
-        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
-                                   sep_token="</s>", cls_token="<s>", pad_token="<pad>", mask_token="<mask>")
-    fast.save_pretrained(str(out))
+    out.mkdir(parents=True, exist_ok=True)
+    build(out, _sentences(filtered), vocab_size=vocab_size)
 
 
 def japanese_inputs(ja_text: Path, inputs: Path) -> Path:

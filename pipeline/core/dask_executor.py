@@ -106,6 +106,7 @@ class DaskExecutor:
         self.client = client
         self.cluster = cluster   # the LocalCluster we started, closed with us
         self._asked, self._cached_limit = -LIMIT_REFRESH_S, 2
+        self._jobs: dict[Any, tuple] = {}   # a running stage's future keys -> (func, arg), to resend
 
     @classmethod
     def start(cls, address: str, workers: int | None = None) -> DaskExecutor:
@@ -184,12 +185,11 @@ class DaskExecutor:
         cwd = os.getcwd()
         # id(func) -> (func, its shipped copy); holding func keeps its id from being reused
         shipped: dict[int, tuple[Any, Any]] = {}
-        self._jobs: dict[Any, tuple] = {}   # future's key -> its (func, arg), to send it again
         pending: collections.deque = collections.deque()
         head: list = []     # the batch whose results are being handed back
         jobs = iter(jobs)
         more = True
-        self._asked = -LIMIT_REFRESH_S
+        self._asked, self._jobs = -LIMIT_REFRESH_S, {}
         try:
             while more or pending:
                 limit = self._limit()
