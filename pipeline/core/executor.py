@@ -26,12 +26,19 @@ from __future__ import annotations
 import collections
 import contextlib
 import signal
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .dask_executor import DaskExecutor  # Dask itself is imported only when a cluster starts
 from .jobs import Job, Ready, default_workers  # noqa: F401  (the executor's contract, named here too)
 from .os_errors import name_the_file
+
+# Pool.terminate() joins the pool's threads, and one of them can wait forever on a queue lock
+# that a worker held when terminate() killed it (CPython's Pool; seen once in ~60 full-disk
+# runs under load): it gets this long, then the stage goes on and the pool's daemon threads and
+# the killed workers are left to the process's exit.
+TERMINATE_WAIT_S = 10.0
 
 
 class LocalExecutor:
@@ -66,12 +73,17 @@ class LocalExecutor:
             while pending:
                 yield _result(pending.popleft())
         except BaseException:  # an error, or the consumer stopped early: stop the workers now
-            pool.terminate()
+            _terminate(pool)
             raise
-        else:
-            pool.close()
-        finally:
-            pool.join()
+        pool.close()
+        pool.join()
+
+
+def _terminate(pool) -> None:
+    """pool.terminate(), waited for at most TERMINATE_WAIT_S (see there)."""
+    stopper = threading.Thread(target=pool.terminate, name="pool-terminate", daemon=True)
+    stopper.start()
+    stopper.join(TERMINATE_WAIT_S)
 
 
 def _ignore_sigint() -> None:

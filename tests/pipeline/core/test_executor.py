@@ -58,3 +58,37 @@ def test_an_error_in_a_job_reaches_the_caller(workers):
 
 def test_default_workers_is_every_usable_core():
     assert default_workers(None) >= 1 and default_workers(3) == 3
+
+
+def hold_the_result_lock_or_return(x):
+    """Job 0 returns; job 1 takes the pool's result-queue write lock and keeps it, as a worker
+    that terminate() kills in the middle of sending its result leaves it held."""
+    if x == 0:
+        return x
+    import gc
+
+    import multiprocess.pool
+
+    (pool,) = [o for o in gc.get_objects() if isinstance(o, multiprocess.pool.Pool)]  # the fork's copy
+    pool._outqueue._wlock.acquire()
+    time.sleep(600)
+
+
+def test_stopping_the_workers_never_waits_on_a_lock_a_killed_worker_held(monkeypatch):
+    """The full-disk fault test hung once under load in Pool.terminate(): its task handler waited
+    forever for the result queue's lock, held by a worker that terminate() had killed. The
+    consumer stops early here while a worker holds that lock: the stop takes the bounded wait."""
+    import threading
+
+    import pipeline.core.executor as executor
+
+    monkeypatch.setattr(executor, "TERMINATE_WAIT_S", 2.0)
+    results = LocalExecutor(2).run([(hold_the_result_lock_or_return, 0), (hold_the_result_lock_or_return, 1)])
+    assert next(results) == 0
+    time.sleep(1.0)                       # the other worker has taken the lock by now
+    closer = threading.Thread(target=results.close, daemon=True)
+    started = time.monotonic()
+    closer.start()
+    closer.join(60)
+    assert not closer.is_alive(), "stopping the pool hung"
+    assert time.monotonic() - started < 30
