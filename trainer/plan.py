@@ -112,8 +112,11 @@ class RunPlan:
 
     def replan(self, step: int, starts: list[int], end: int, record: dict) -> str:
         """From step `step` on: the phases not begun start at `starts`, the run ends at `end`;
-        `record`: the budget's reasons (trainer/runtime/pacing.py). Returns the log line."""
-        k, before = self.phase_at(step), self.end
+        `record`: the budget's reasons (trainer/runtime/pacing.py). Returns the log line.
+        The phases begun are those up to the one that trained step `step`: at a phase's last
+        step the next one has trained nothing yet, so its start may still move (the current
+        phase goes on)."""
+        k, before = (self.phase_at(step - 1) if step else 0), self.end
         assert starts[:k + 1] == self.starts[:k + 1] and end > step, (step, starts, self.starts, end)
         self.starts = list(starts)
         self.shape.replan(step, end)

@@ -79,3 +79,17 @@ def test_the_phase_start_says_its_settings():
     assert line == ("phase 2 of 2 from step 61 to 100: seq_len 1024, batch 8 a rank, mlm 0.3, lr 0.0005, "
                     "global θ 10000; input_dir d1024")
     assert record["phase_start"] == 2 and record["seq_len"] == 1024 and record["last_step"] == 100
+
+
+def test_a_replan_at_a_phase_end_may_move_the_next_phase_which_has_not_begun():
+    # the budget checks the pace at step 60, phase 1's last step (CI failed on it once: the
+    # pacer's current phase is still phase 1, and phase 2 had trained nothing yet)
+    plan = RunPlan(phases((0.6, 128, 1e-3), (0.4, 1024, 1e-3)), config(phases=("x",)))
+    assert plan.is_phase_end(60) and plan.phase_at(60) == 1
+    plan.replan(60, [0, 63], 90, {"elapsed_s": 1.0, "budget_s": 2.0, "pace_s": 0.1,
+                                  "timed_pace_s": 0.1, "forecast_s": 3.0})
+    assert plan.starts == [0, 63] and plan.phase_at(60) == 0 and not plan.is_phase_end(60)
+    assert plan.is_phase_end(63) and plan.phase_at(63) == 1
+    with pytest.raises(AssertionError):   # a phase that trained a step keeps its start
+        plan.replan(64, [0, 66], 90, {"elapsed_s": 1.0, "budget_s": 2.0, "pace_s": 0.1,
+                                      "timed_pace_s": 0.1, "forecast_s": 3.0})

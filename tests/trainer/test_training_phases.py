@@ -318,3 +318,34 @@ def test_phases_of_packed_rows_pass_the_documents_layout_through_and_resume_exac
     assert [r["step"] for r in read_log(straight) if "phase_start" in r] == [1, 5]
     assert json.loads((straight / "hparams.json").read_text())["doc_attention"] == "within"
     assert_same_run(straight, parts, 8)
+
+
+@pytest.mark.slow
+def test_a_budget_replan_at_a_phase_end_extends_that_phase(phase_dirs, modern_config, tiny_vocab, tmp_path,
+                                                            monkeypatch):
+    """The pace checked at a phase's last step can move the next phase's start (it has trained
+    nothing yet): the phase goes on to the new start, and the next one starts there (a slow CI
+    run re-planned at such a step once and stopped on the plan's assertion)."""
+    from trainer.runtime.pacing import Pacer
+
+    moved = []
+
+    def check(self, step, phase, starts, end, env):
+        if not moved and phase + 1 < len(starts) and step == starts[phase + 1]:
+            moved.append(step)
+            later = [s + 3 for s in starts[phase + 1:]]
+            return starts[:phase + 1] + later, end + 3, {
+                "elapsed_s": 1.0, "pace_s": 0.01, "timed_pace_s": 0.01, "forecast_s": 4.0,
+                "new_forecast_s": 4.0, "budget_s": 4.0}
+        return None
+
+    monkeypatch.setattr(Pacer, "due", lambda self, step: True)
+    monkeypatch.setattr(Pacer, "check", check)
+    phases = write_phases(tmp_path / "phases.json", phase_dirs)
+    out = tmp_path / "budget"
+    assert main(phase_args(phases, modern_config, out, tiny_vocab, train_budget="4s", checkpoint_every=1000,
+                           eval_every=1000, log_every=1)) == 0
+    log = read_log(out)
+    starts = [r["step"] for r in log if "phase_start" in r]
+    assert len(moved) == 1 and starts[1] == moved[0] + 4, (moved, starts)
+    assert [r["step"] for r in log if "replan_end" in r] == moved
