@@ -37,8 +37,9 @@ def via_make() -> bool:
 
 
 def rerun_command(argv: list[str], force: bool = False) -> str:
-    """The command that reruns this one (with --force added when `force`)."""
-    argv = [str(x) for x in argv] + (["--force"] if force and "--force" not in argv else [])
+    """The command that goes on from where this one stopped; with `force`, the one that redoes
+    it (--force is dropped otherwise: it would start the finished steps and training over)."""
+    argv = [str(x) for x in argv if str(x) != "--force"] + (["--force"] if force else [])
     if not via_make():
         return "python scripts/pretrain.py " + shlex.join(argv)
     given, rest, i = {}, [], 0

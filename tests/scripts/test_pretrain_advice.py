@@ -25,6 +25,18 @@ def test_the_rerun_command_is_the_script_or_make_with_the_same_arguments(monkeyp
         "make pretrain LANG=uk BUDGET=2h DATA_DIR=/d WORKERS=4 PRETRAIN_OPTS=--force"
 
 
+def test_the_command_that_goes_on_leaves_out_the_force_that_started_the_run(monkeypatch):
+    # a run started with --force and then interrupted goes on without it (with it, every
+    # stage would be redone and training would start again from step 0)
+    argv = ["--lang", "hu", "--force", "--vocab-size", "8000"]
+    monkeypatch.delenv(VIA_MAKE_ENV, raising=False)
+    assert rerun_command(argv) == "python scripts/pretrain.py --lang hu --vocab-size 8000"
+    assert rerun_command(argv, force=True) == "python scripts/pretrain.py --lang hu --vocab-size 8000 --force"
+    monkeypatch.setenv(VIA_MAKE_ENV, "1")
+    assert rerun_command(argv) == "make pretrain LANG=hu PRETRAIN_OPTS='--vocab-size 8000'"
+    assert rerun_command(["--lang", "hu", "--force"]) == "make pretrain LANG=hu"
+
+
 def test_a_folder_as_dump_is_named_a_folder_with_the_file_to_give(tmp_path, sample_dump, monkeypatch):
     monkeypatch.delenv(VIA_MAKE_ENV, raising=False)
     folder = Path(sample_dump).parent
