@@ -46,8 +46,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_probe import FINETUNE, PROBE_TRAIN, SHARED, VOCAB_SIZE, run  # noqa: E402
 
-ROWS = ((128, 40), (512, 160), (2048, 640))
-PHASES = ((0.7, 16, 10_000.0), (0.2, 4, 10_000.0), (0.1, 1, 160_000.0))   # share, batch, global θ
+from scripts.long_recipe import LONG, write_phases  # noqa: E402  (make pretrain --long's phases)
+
+PHASES = LONG["cpu"]
+ROWS = tuple((p.max_seq, p.max_pred) for p in PHASES)
+BATCH = 16   # the first phase's batch a rank; the later ones hold the same tokens a step
 RECIPE = ["--model_type", "modernbert", "--no_nsp", "--masking", "dynamic", "--mlm_probability", "0.3",
           "--mask_replace_prob", "1.0", "--random_replace_prob", "0.0", "--optimizer", "adamw",
           "--learning_rate", "2e-3", "--lr_schedule", "wsd", "--warmup_proportion", "0.06",
@@ -91,11 +94,9 @@ def train_command(variant: str, seed: int, steps: int, ranks: int, prep: dict, c
            "trainer/run_pretraining.py", "--model_config", cfg, "--vocab_file", prep["lang_dir"] / "vocab",
            "--output_dir", out, "--max_steps", steps, "--eval_every", 0, "--seed", seed, *RECIPE]
     if variant == "short":
-        return cmd + ["--input_dir", prep["folders"][128], "--train_batch_size", PHASES[0][1]]
-    phases = out.parent / f"phases_{out.name}.json"
-    phases.write_text(json.dumps([{"input_dir": str(prep["folders"][seq]), "share": share, "train_batch_size": batch,
-                                   "global_rope_theta": theta, "local_rope_theta": 10_000.0}
-                                  for (seq, _), (share, batch, theta) in zip(ROWS, PHASES)], indent=1))
+        return cmd + ["--input_dir", prep["folders"][ROWS[0][0]], "--train_batch_size", BATCH]
+    phases = write_phases(out.parent / f"phases_{out.name}.json", PHASES,
+                          [prep["folders"][seq] for seq, _ in ROWS], BATCH)
     return cmd + ["--phases", phases, "--doc_attention", "across" if variant == "long-across" else "within"]
 
 

@@ -51,7 +51,7 @@ from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
 from pipeline.text.language_settings import word_segmenter  # noqa: E402
 from scripts.commands import DemoError, StepFailed, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
-from scripts.fill_mask import hide_words  # noqa: E402  (light: torch and transformers when called)
+from scripts.fill_mask import fill_masks, hide_words  # noqa: E402  (light: torch and transformers when called)
 from scripts.long_recipe import LONG, write_phases  # noqa: E402
 from scripts.pretrain_advice import input_problem, probe_estimate, rerun_command  # noqa: E402
 from scripts.vocab_rule import (  # noqa: E402
@@ -160,7 +160,6 @@ def heldout_sentences(a, n: int = 3) -> list[str]:
 
 
 def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]:
-    from scripts.fill_mask import fill_masks  # the last step's scripts: torch and transformers when called
     from scripts.heldout_mlm import heldout_accuracy, save_result, summary_line, verdict_lines
 
     newest = list_checkpoints(out)[-1]
@@ -192,14 +191,12 @@ def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
     return f"== does it read the long context? {line}"
 
 
-def probe(a, hf: Path, out: Path) -> list[Path]:
+def probe(a, device: str, hf: Path, out: Path) -> list[Path]:
     """The probe where it can tell; the results.json files for the report."""
-    test = ((read_json(a.data_dir / a.lang / "probe" / "manifest.json") or {}).get("summary")
-            or {}).get("test_sentences", 0)
+    summary = (read_json(a.data_dir / a.lang / "probe" / "manifest.json") or {}).get("summary") or {}
+    test = summary.get("test_sentences", 0)
     if a.probe == "off" or (a.probe == "auto" and test < MIN_TEST_SENTENCES):
-        train = ((read_json(a.data_dir / a.lang / "probe" / "manifest.json") or {}).get("summary")
-                 or {}).get("train_sentences", 0)
-        took = probe_estimate(out.parent, train, a.device_used)
+        took = probe_estimate(out.parent, summary.get("train_sentences", 0), device)
         say(f"probe: not run ({test} held-out sentences; it needs {MIN_TEST_SENTENCES} to tell a "
             "pretrained model from a random one reliably): --probe on runs it anyway"
             + (f", {took} here" if took else "") if a.probe == "auto" else "probe: off")
@@ -240,10 +237,11 @@ def main(argv=None) -> int:
     if problem:
         print(f"Error: {problem}", file=sys.stderr)
         return 1
+    # the stages' refusal names this command with --force (pipeline/core/runner.py)
+    previous_hint = os.environ.get(FORCE_HINT_ENV)
     os.environ[FORCE_HINT_ENV] = f"to redo it with these settings: {rerun_command(argv, force=True)}"
     try:
         device, ranks = pick_device(a.device)
-        a.device_used = device
         model_file = a.model_config or MODELS[device]
         model = read_json(model_file)
         if model is None:
@@ -256,8 +254,8 @@ def main(argv=None) -> int:
         for stage in later_stages():   # shard, vocab, probe: what `pipeline run` runs next
             extra = ["--vocab-size", vocab_size, *kind] if stage == "vocab" else []
             run_command(pipeline(a, stage, *extra, *forced(a)), f"pipeline {stage}")
-        rows = [(PACKED["max_seq"], PACKED["max_pred"])] + (
-            [(p.max_seq, p.max_pred) for p in LONG[device][1:]] if a.long else [])
+        rows = ([(p.max_seq, p.max_pred) for p in LONG[device]] if a.long
+                else [(PACKED["max_seq"], PACKED["max_pred"])])
         for max_seq, max_pred in rows:
             run_command(pipeline(a, "encode", "--pack", "--max-seq", max_seq, "--max-pred", max_pred,
                                  "--masked-lm-prob", PACKED["masked_lm_prob"], "--dupe-factor",
@@ -269,7 +267,8 @@ def main(argv=None) -> int:
         run_model = out / "model_config.json"   # the model, its vocab_size fitted to vocab.txt
         run_model.write_text(json.dumps({**model, "vocab_size": -(-vocab_lines // 64) * 64}, indent=1))
         hdf5 = [lang_dir / output_folder_name(spec.lower_case, max_seq, max_pred, PACKED["masked_lm_prob"],
-                                              dupe_factor=1, packed=True, tokenizer_suffix=spec.folder_suffix())
+                                              dupe_factor=PACKED["dupe_factor"], packed=True,
+                                              tokenizer_suffix=spec.folder_suffix())
                 for max_seq, max_pred in rows]
         lengths = " -> ".join(f"{max_seq:,}" for max_seq, _ in rows)
         say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}"
@@ -278,7 +277,7 @@ def main(argv=None) -> int:
         say("== [4/5] export, held-out accuracy, fill-mask")
         verdict = evaluate(a, device, out, out / "hf", hdf5)
         say("== [5/5] probe and report")
-        results = probe(a, out / "hf", out / "probe")
+        results = probe(a, device, out / "hf", out / "probe")
         run_command(pipeline(a, "report", "--run", out, *[x for r in results for x in ("--downstream", r)]),
                     "pipeline report")
     except DemoError as exc:
@@ -290,6 +289,11 @@ def main(argv=None) -> int:
         print(f"Interrupted: `{rerun_command(argv)}` goes on where it stopped (finished steps are "
               "skipped, training resumes from its last checkpoint)", file=sys.stderr)
         return 130
+    finally:   # for this run's commands only, not for what the process does after main()
+        if previous_hint is None:
+            os.environ.pop(FORCE_HINT_ENV, None)
+        else:
+            os.environ[FORCE_HINT_ENV] = previous_hint
     say()
     for line in verdict + [f"   report: {lang_dir / 'report.html'}"]:
         say(line)

@@ -70,8 +70,16 @@ def corpus_words(folder: Path, lang: str, model_type: str = MODEL_TYPE, max_byte
     segmenter = word_segmenter(lang)
     kind = training_kind(model_type, segmenter)
     sample = kind.sample_words(False, False, segmenter)
-    words = sample.count(line for line in _lines(folder, max_bytes) if line.strip())
-    alphabet = alphabet_of(_lines(folder, max_bytes), sample.char_normalizer())
+    raw: set[str] = set()   # the characters read, gathered in the words' one pass over the text
+
+    def sentences():
+        for line in _lines(folder, max_bytes):
+            raw.update(line)
+            if line.strip():
+                yield line
+
+    words = sample.count(sentences())
+    alphabet = alphabet_of(raw, sample.char_normalizer())
     chars: Counter = Counter()
     for word, n in words.items():
         for c in word:
