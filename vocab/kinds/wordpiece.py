@@ -40,7 +40,7 @@ from vocab.core.normalizer import is_vocab_char
 from vocab.core.segmenters import load_segmenter
 from vocab.core.word_starts import SegmentedWordPiece, token_starts
 from vocab.kinds.base import Found, TokenizerKind, TrainingJob
-from vocab.training.convert import read_spm_pieces, to_wordpiece
+from vocab.training.convert import least_size, read_spm_pieces, to_wordpiece
 from vocab.training.spm import MODEL_TYPES as SPM_MODEL_TYPES
 from vocab.training.spm import required_chars, train_sentencepiece
 from vocab.training.words import BertWords
@@ -227,7 +227,7 @@ class VocabSpec(TokenizerKind):
         conversion drops and adds) and what the conversion keeps: the specials and every
         character of the input as c and ##c (vocab/training/convert.py)."""
         spm = required_chars(char_counts, character_coverage) + NUM_SPECIALS - SPM_EXTRA_PIECES + 1
-        return max(spm, NUM_SPECIALS + 2 * len(alphabet))
+        return max(spm, least_size(alphabet))
 
     @classmethod
     def sample_words(cls, lower_case, strip_accents, segmenter):

@@ -68,6 +68,12 @@ def piece_to_token(piece: str) -> str | None:
     return "##" + piece
 
 
+def least_size(alphabet: set[str]) -> int:
+    """The fewest vocab.txt lines the conversion keeps: the specials and each character of the
+    input as c and ##c."""
+    return NUM_SPECIALS + 2 * len(alphabet)
+
+
 def to_wordpiece(pieces: list[str], alphabet: set[str], vocab_size: int,
                  lower_case: bool = False, strip_accents: bool = False,
                  split: Callable[[str], list[str]] | None = None) -> tuple[list[str], ConversionInfo]:
@@ -100,7 +106,7 @@ def to_wordpiece(pieces: list[str], alphabet: set[str], vocab_size: int,
     info.alphabet_added = len(missing)
     budget = vocab_size - NUM_SPECIALS - len(missing)
     if budget < sum(1 for t in learned if t in alphabet_tokens):
-        need = NUM_SPECIALS + len(alphabet_tokens)
+        need = least_size(alphabet)
         raise ConversionError(
             f"--vocab-size {vocab_size} is too small: the {NUM_SPECIALS} special tokens and "
             f"the {len(alphabet)} characters of the input (each as c and ##c) need {need} "
