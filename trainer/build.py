@@ -21,7 +21,6 @@ import torch
 from pipeline.encoding.hdf5_format import is_packed
 from trainer.checkpoint.files import load_model_weights
 from trainer.checkpoint.layout import CheckpointError, resolve_model_file
-from trainer.config.encoded_rate import masking_rate_note
 from trainer.config.errors import ConfigError
 from trainer.config.languages import parse_alpha_schedule, schedule_steps
 from trainer.config.resolved import resolve_doc_attention
@@ -75,7 +74,7 @@ def check_inputs(config, family, start) -> Inputs:
     languages = find_languages(config.languages) if config.languages else []
     shards = combined_shards(languages) if languages else find_shards(config.input_dir)
     start, notes = _fit_positions(config, family, start, shards.seq_len, f"--input_dir {config.input_dir}")
-    notes = notes + [n for n in [masking_rate_note(config)] if n]
+    notes = notes + ([config.masking_note] if config.masking_note else [])
     check_data_tokenizer(config, start, shards, languages)
     # Packed rows hold no sentence pairs: NSP would learn from labels that are all 0.
     if shards.packed and not config.no_nsp:

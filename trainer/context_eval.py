@@ -19,26 +19,26 @@ It prints one line, e.g.
     0.1900 with 128: context gain +0.0110
 
 and with --json writes the figures (the keys train_log.jsonl uses). Bad input is one `Error:`
-line and exit status 1.
+line and exit status 1 (a mistyped flag: exit status 2, with the flag meant).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 import torch
 
-from trainer.checkpoint.files import load_file
+from common.flags import HintingParser
 from trainer.config.init_from import open_init_source
 from trainer.context import context_line, evaluate_context
-from trainer.data.shards import DataError, inspect_shard
+from trainer.data.shards import DataError, inspect_shard, is_test_file
 from trainer.data.vocabulary import data_tokenizer, load_spec
 from trainer.errors import TrainError
 from trainer.models import get_family
-from trainer.models.loading import as_model_names, fit_weights, read_weight_files
+from trainer.models.loading import fit_weights
 from trainer.runtime.distributed import DistEnv
+from trainer.start import source_weights
 
 
 def load_model(path, device: str, seq_len: int):
@@ -54,8 +54,7 @@ def load_model(path, device: str, seq_len: int):
     except ValueError:   # a learned table shorter than the rows: the long view is its length
         width = family.max_positions(config)
     model = family.build(config, unpad=family.unpads, nsp=False)
-    state = load_file(source.weight_files[0]) if source.is_run else read_weight_files(source.weight_files)
-    report = fit_weights(model, as_model_names(state, model, family.base_prefix))
+    report = fit_weights(model, source_weights(source, model, family))
     if report.fresh:
         print(f"warning: --model {path} lacks {len(report.fresh)} of the model's tensors "
               f"({report.line()}): the figures mean little", file=sys.stderr)
@@ -63,7 +62,7 @@ def load_model(path, device: str, seq_len: int):
 
 
 def test_files(input_dir: Path):
-    files = sorted(p for p in Path(input_dir).rglob("*.hdf5") if "test" in p.name and "training" not in p.name)
+    files = sorted(p for p in Path(input_dir).rglob("*.hdf5") if is_test_file(p))
     if not files:
         raise DataError(f"--input_dir {input_dir} holds no *test*.hdf5 files: give an `encode --pack` "
                         "output folder (its held-out rows are scored)")
@@ -97,7 +96,7 @@ def run(model_dir, input_dir, max_rows: int = 500, batch_tokens: int = 16384, de
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m trainer.context_eval", description=__doc__.split("\n\n")[0])
+    p = HintingParser(prog="python -m trainer.context_eval", description=__doc__.split("\n\n")[0])
     p.add_argument("--model", required=True, help="an exported folder, a transformers folder or a run")
     p.add_argument("--input_dir", required=True, type=Path, help="an encode --pack folder of long rows")
     p.add_argument("--max_rows", type=int, default=500, help="held-out rows read (default 500)")

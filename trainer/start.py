@@ -121,16 +121,19 @@ def check_data_tokenizer(config, start: Start, shards, languages=()) -> None:
                      "tokenizer as --vocab_file, or encode the data with this one")
 
 
+def source_weights(source: InitSource, model, family) -> dict:
+    """--init_from's tensors under `model`'s names: a wiki2bert checkpoint's (tensors only,
+    weights_only) or a transformers folder's weight files."""
+    state = load_file(source.weight_files[0]) if source.is_run else read_weight_files(source.weight_files)
+    return as_model_names(state, model, family.base_prefix)
+
+
 def load_init_weights(model, family, start: Start, seed: int, new_token_init: str = "pieces") -> None:
     """--init_from's weights into `model` (built from start.model_config, randomly initialised):
     a new vocabulary's rows transferred, what was loaded, fresh and left out logged."""
     source = start.source
     try:
-        if source.is_run:   # a wiki2bert checkpoint: tensors only (weights_only)
-            state = load_file(source.weight_files[0])
-        else:
-            state = read_weight_files(source.weight_files)
-        state = as_model_names(state, model, family.base_prefix)
+        state = source_weights(source, model, family)
         if start.old_spec is not None:
             plan = plan_transfer(start.old_spec, start.spec, pieces=new_token_init == "pieces")
             state = transfer_rows(state, family.vocab_rows, plan, seed)

@@ -3,7 +3,7 @@
 masks 30% unless told otherwise (issue 46).
 
     encoded_rate("data/hu/hdf5_..._masked_lm_prob_0.3_...")   # (0.3, "its encode manifest") or None
-    masking_rate_note(config)     # the one log line saying where the run's rate came from, or None
+    rate_note(found)              # the one log line saying where the run's rate came from
 
 The rate is the encode manifest's option masked_lm_prob (in --input_dir or the folder above it),
 else the `_masked_lm_prob_P_` of the folder's name (pipeline/encoding/hdf5_format.py's
@@ -11,21 +11,19 @@ output_folder_name); with several languages, their common rate. Read without tor
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
+
+from trainer.data.encode_manifest import encode_manifest
 
 _IN_NAME = re.compile(r"_masked_lm_prob_([0-9.]+)_")
 
 
 def _one(folder) -> tuple[float, str] | None:
-    for where in (Path(folder), Path(folder).parent):
-        try:
-            manifest = json.loads((where / "manifest.json").read_text(encoding="utf-8"))
-            rate = float(manifest["options"]["masked_lm_prob"])
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        return rate, "its encode manifest"
+    try:
+        return float(encode_manifest(folder, "options")["options"]["masked_lm_prob"]), "its encode manifest"
+    except (KeyError, TypeError, ValueError):
+        pass
     for part in (Path(folder).name, Path(folder).parent.name):
         found = _IN_NAME.search(part)
         if found:
@@ -49,12 +47,8 @@ def encoded_rate(input_dir) -> tuple[float, str] | None:
     return found[0]
 
 
-def masking_rate_note(config) -> str | None:
-    """The log line of a dynamic-masking run whose rate is the data's (no --mlm_probability)."""
-    if config.masking != "dynamic" or "mlm_probability" in config.explicit or config.phases:
-        return None
-    found = encoded_rate(config.input_dir)
-    if found is None or found[0] != config.mlm_probability:
-        return None
-    return (f"masking: {config.mlm_probability:g} of the tokens, the rate --input_dir was encoded "
-            f"with ({found[1]}: masked_lm_prob {found[0]:g}); --mlm_probability sets another")
+def rate_note(found: tuple[float, str]) -> str:
+    """The log line of a dynamic-masking run that took the data's rate (`found`: encoded_rate's)."""
+    rate, where = found
+    return (f"masking: {rate:g} of the tokens, the rate --input_dir was encoded with ({where}: "
+            f"masked_lm_prob {rate:g}); --mlm_probability sets another")

@@ -24,7 +24,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
-from trainer.config.encoded_rate import encoded_rate
+from trainer.config.encoded_rate import encoded_rate, rate_note
 from trainer.config.errors import ConfigError
 from trainer.config.init_from import open_init_source
 from trainer.config.phases import check_phase_family, check_theta
@@ -103,6 +103,7 @@ class TrainConfig:
     explicit: tuple[str, ...] = ()
     deepspeed_settings: dict | None = field(default=None)   # handed to deepspeed.initialize
     speed_note: str = ""               # which speed options and why, in one line (logged)
+    masking_note: str = ""             # the masking rate taken from the data, in one line (logged)
     init_source: object = field(default=None, compare=False, repr=False)   # --init_from, opened once
 
     @property
@@ -160,7 +161,8 @@ def resolve_model_type(args, source) -> str:
 
 
 FLAG_FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig)
-                    if f.name not in ("explicit", "deepspeed_settings", "speed_note", "init_source"))
+                    if f.name not in ("explicit", "deepspeed_settings", "speed_note", "masking_note",
+                                   "init_source"))
 
 
 def resolve_doc_attention(config: TrainConfig, family, packed: bool, marked: bool) -> tuple[TrainConfig, str | None]:
@@ -214,10 +216,11 @@ def resolve_config(args) -> TrainConfig:
     if not family.has_nsp:   # masked LM only is the family's one objective: --no_nsp is implied
         flags["no_nsp"] = True
     flags["model_type"] = family.name
+    masking_note = ""
     if args.masking == "dynamic" and "mlm_probability" not in args.explicit and not args.phases:
         found = encoded_rate(args.input_dir)   # the data's rate, not 0.15 (trainer/config/encoded_rate.py)
         if found is not None:
-            flags["mlm_probability"] = found[0]
+            flags["mlm_probability"], masking_note = found[0], rate_note(found)
     if source is not None:
         if not family.exports_nsp(source.export_class):   # weights without a next-sentence head
             flags["no_nsp"] = True
@@ -232,6 +235,6 @@ def resolve_config(args) -> TrainConfig:
     torch_compile, unpad, note = resolve_speed_options(args, device, precision, family)
     flags.update(device=device, precision=precision, torch_compile=torch_compile, unpad=unpad,
                  eval_batch_size=args.eval_batch_size or flags["train_batch_size"])
-    return TrainConfig(**flags, explicit=tuple(args.explicit), speed_note=note,
+    return TrainConfig(**flags, explicit=tuple(args.explicit), speed_note=note, masking_note=masking_note,
                        deepspeed_settings=ds.config if ds is not None else None, init_source=source)
 

@@ -79,6 +79,11 @@ def _has(path: Path, dataset: str) -> bool:
         return dataset in fh
 
 
+def is_test_file(path: Path) -> bool:
+    """A held-out file of an encode folder (`*test*`, not `*training*`)."""
+    return "test" in path.name and "training" not in path.name
+
+
 def find_shards(input_dir: str | Path, label: str | None = None) -> Shards:
     """All `*.hdf5` under `input_dir` (recursively): `*training*` files train, `*test*` evaluate.
     `label`: how the messages name the folder (default `--input_dir DIR`)."""
@@ -89,7 +94,7 @@ def find_shards(input_dir: str | Path, label: str | None = None) -> Shards:
                         "hdf5_... folder (or its {lang}wiki/ subfolder)")
     files = sorted(root.rglob("*.hdf5"), key=lambda p: p.relative_to(root).as_posix())
     train = [inspect_shard(p) for p in files if "training" in p.name]
-    test = [inspect_shard(p) for p in files if "test" in p.name and "training" not in p.name]
+    test = [inspect_shard(p) for p in files if is_test_file(p)]
     if not train:
         raise DataError(f"{where} holds no *training*.hdf5 files: run `pipeline encode` "
                         "and point --input_dir at its hdf5_... folder")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.encoding.hdf5_format import file_tokenizer_fingerprint
+from trainer.data.encode_manifest import encode_manifest
 from vocab.core.layout import VocabError
 from vocab.kinds import load_tokenizer
 
@@ -28,22 +29,10 @@ def load_spec(path):
     return load_tokenizer(path)
 
 
-def _manifest(input_dir) -> dict:
-    """The encode manifest in --input_dir or the folder above it ({} when there is none)."""
-    for folder in (Path(input_dir), Path(input_dir).parent):
-        try:
-            found = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(found, dict) and "vocab" in found:
-            return found
-    return {}
-
-
 def encode_vocab(input_dir) -> Path | None:
     """The vocab (a vocab.txt, or a tokenizer folder) that `pipeline encode` recorded in its
     manifest (in --input_dir or the folder above it), if it still exists."""
-    vocab = _manifest(input_dir).get("vocab")
+    vocab = encode_manifest(input_dir, "vocab").get("vocab")
     if isinstance(vocab, str) and Path(vocab).exists():
         return Path(vocab)
     return None
@@ -57,7 +46,7 @@ class DataTokenizer:
 
 def data_tokenizer(input_dir, first_file=None) -> DataTokenizer | None:
     """The tokenizer --input_dir was encoded with (see the module docstring)."""
-    manifest = _manifest(input_dir)
+    manifest = encode_manifest(input_dir, "vocab")
     record = manifest.get("tokenizer") if isinstance(manifest.get("tokenizer"), dict) else {}
     named = record.get("folder") or manifest.get("vocab")
     where = f"the tokenizer {named}" if named else "its tokenizer"

@@ -119,10 +119,13 @@ class ModernBertFamily(ModelFamily):
     def with_rope_thetas(self, config, thetas: dict[str, float]):
         """rope_parameters per layer type (transformers 5) and the old names, set alike."""
         config = copy.deepcopy(config)
+        self._put_thetas(config, thetas)
+        return config
+
+    def _put_thetas(self, config, thetas: dict[str, float]) -> None:
         for key, theta in thetas.items():
             config.rope_parameters[ROPE_LAYERS[key]]["rope_theta"] = float(theta)
         self._old_theta_names(config)
-        return config
 
     def rope_thetas(self, config) -> dict[str, float]:
         return {key: float(config.rope_parameters[layer]["rope_theta"]) for key, layer in ROPE_LAYERS.items()}
@@ -132,9 +135,7 @@ class ModernBertFamily(ModelFamily):
         local_rope_theta names (which an older transformers reads) set alike, then the rotary
         buffers recomputed in place (they are not in the state dict: a resume sets them again)."""
         config, rotary = model.config, model.model.rotary_emb
-        for key, theta in thetas.items():
-            config.rope_parameters[ROPE_LAYERS[key]]["rope_theta"] = float(theta)
-        self._old_theta_names(config)
+        self._put_thetas(config, thetas)
         for layer_type in rotary.layer_types:
             init = (rotary.compute_default_rope_parameters if rotary.rope_type[layer_type] == "default"
                     else ROPE_INIT_FUNCTIONS[rotary.rope_type[layer_type]])

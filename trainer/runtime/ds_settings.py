@@ -148,15 +148,18 @@ STALE_BUILD_LOCK_S = 15 * 60
 
 
 def lock_holder_alive(lock: Path) -> bool | None:
-    """Whether a live process holds `lock` open (torch's FileBaton keeps the fd of the lock it
-    created open while it builds); None where /proc cannot tell."""
-    target, unknown = str(lock), False
+    """Whether a live process of ours holds `lock` open (torch's FileBaton keeps the fd of the
+    lock it created open while it builds; the build cache is the user's own, so other users'
+    processes, whose fds we may not read, are not asked); None where /proc cannot tell."""
+    target, unknown, uid = str(lock), False, os.getuid()
     try:
         pids = [p for p in os.listdir("/proc") if p.isdigit()]
     except OSError:
         return None
     for pid in pids:
         try:
+            if os.stat(f"/proc/{pid}").st_uid != uid:
+                continue
             fds = os.listdir(f"/proc/{pid}/fd")
         except FileNotFoundError:
             continue

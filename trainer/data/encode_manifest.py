@@ -1,0 +1,21 @@
+"""The manifest `pipeline encode` wrote beside an HDF5 folder: in --input_dir itself, or in the
+folder above it (a language's subfolder of a joint encode). Plain JSON: no torch, no h5py.
+
+    encode_manifest(input_dir, "vocab")     # {} when neither folder holds one with that key
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def encode_manifest(input_dir, key: str) -> dict:
+    """The first manifest.json of --input_dir and the folder above it that holds `key` ({} if none)."""
+    for folder in (Path(input_dir), Path(input_dir).parent):
+        try:
+            found = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(found, dict) and key in found:
+            return found
+    return {}
