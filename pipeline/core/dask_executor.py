@@ -28,6 +28,7 @@ import os
 import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +107,6 @@ class DaskExecutor:
         self.client = client
         self.cluster = cluster   # the LocalCluster we started, closed with us
         self._asked, self._cached_limit = -LIMIT_REFRESH_S, 2
-        self._jobs: dict[Any, tuple] = {}   # a running stage's future keys -> (func, arg), to resend
 
     @classmethod
     def start(cls, address: str, workers: int | None = None) -> DaskExecutor:
@@ -185,32 +185,32 @@ class DaskExecutor:
         cwd = os.getcwd()
         # id(func) -> (func, its shipped copy); holding func keeps its id from being reused
         shipped: dict[int, tuple[Any, Any]] = {}
+        sent: dict[Any, tuple] = {}   # future key -> its (func, arg), to send it again
         pending: collections.deque = collections.deque()
         head: list = []     # the batch whose results are being handed back
         jobs = iter(jobs)
         more = True
-        self._asked, self._jobs = -LIMIT_REFRESH_S, {}
+        self._asked = -LIMIT_REFRESH_S
         try:
             while more or pending:
                 limit = self._limit()
                 if more and len(pending) <= limit // 2:
                     batch = list(itertools.islice(jobs, limit - len(pending)))
                     more = len(batch) == limit - len(pending)
-                    pending.extend(self._submit(batch, shipped, cwd))
+                    pending.extend(self._submit(batch, shipped, sent, cwd))
                 if pending and isinstance(pending[0], Ready):
                     yield pending.popleft().value
                 elif pending:
                     head = [pending.popleft()]
                     while pending and len(head) < max(1, limit // 2) and not isinstance(pending[0], Ready):
                         head.append(pending.popleft())
-                    yield from self._gather(head, shipped, cwd)
+                    yield from self._gather(head, shipped, sent, cwd)
                     head = []
         finally:   # an error, or the consumer stopped early: nothing of ours keeps running
             self.client.cancel(head + [f for f in pending if not isinstance(f, Ready)])
             self.client.cancel([copy for _, copy in shipped.values()])
-            self._jobs = {}
 
-    def _submit(self, batch: list, shipped: dict, cwd: str) -> list:
+    def _submit(self, batch: list, shipped: dict, sent: dict, cwd: str) -> list:
         """`batch` in order: its Ready jobs as they are, the others as futures of one map."""
         todo = [job for job in batch if not isinstance(job, Ready)]
         for func, _ in todo:
@@ -219,42 +219,42 @@ class DaskExecutor:
                 shipped[id(func)] = (func, self._ship(func))
         futures = self.client.map(_call, [shipped[id(func)][1] for func, _ in todo],
                                   [arg for _, arg in todo], [cwd] * len(todo), pure=False) if todo else []
-        self._jobs.update((future.key, job) for future, job in zip(futures, todo))
+        sent.update((future.key, job) for future, job in zip(futures, todo))
         futures = iter(futures)
         return [job if isinstance(job, Ready) else next(futures) for job in batch]
 
-    def _gather(self, futures: list, shipped: dict, cwd: str) -> Iterable:
+    def _gather(self, futures: list, shipped: dict, sent: dict, cwd: str) -> Iterable:
         """Their results, fetched together. When one failed: the results before it, then its
         error, as if they had been fetched one by one; a job the cluster cancelled (not us) is
         sent again."""
         try:
             results = self.client.gather(futures)
         except Exception:  # noqa: BLE001 - re-raised below, in job order
-            return (self._result(future, shipped, cwd) for future in futures)
+            return (self._result(future, shipped, sent, cwd) for future in futures)
         for future in futures:
-            self._jobs.pop(future.key, None)
+            sent.pop(future.key, None)
         return results
 
-    def _result(self, future, shipped: dict, cwd: str) -> Any:
+    def _result(self, future, shipped: dict, sent: dict, cwd: str) -> Any:
         """The future's result; a job the cluster cancelled is shipped and sent again; one that
         killed every worker that ran it is one line."""
         from distributed import KilledWorker
-        from distributed.client import FutureCancelledError
 
-        job, resends = self._jobs.pop(future.key), 0
+        job, resends = sent.pop(future.key), 0
         while True:
             try:
                 return future.result()
             except KilledWorker:
                 raise StageError(f"a task killed each Dask worker that ran it ({_job_name(job)}): "
                                  f"{WORKERS_DIED}") from None
-            except FutureCancelledError as exc:
+            except CancelledError as exc:   # distributed's FutureCancelledError (2024.7+) is one
+                reason = getattr(exc, "reason", None) or "cancelled"
                 if resends == LOST_RESENDS:
                     raise StageError(f"the Dask cluster lost a task {resends + 1} times "
-                                     f"({_job_name(job)}; {exc.reason}): {WORKERS_DIED}") from None
-                log.debug("a task was cancelled by the cluster (%s); sending it again", exc.reason)
-                future, resends = self._submit([job], shipped, cwd)[0], resends + 1
-                self._jobs.pop(future.key, None)
+                                     f"({_job_name(job)}; {reason}): {WORKERS_DIED}") from None
+                log.debug("a task was cancelled by the cluster (%s); sending it again", reason)
+                future, resends = self._submit([job], shipped, sent, cwd)[0], resends + 1
+                sent.pop(future.key, None)
 
     def close(self) -> None:
         self.client.close()
