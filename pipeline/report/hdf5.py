@@ -61,17 +61,28 @@ def _measure(files: list[Path], spec) -> tuple[dict, list]:
     return total, shown
 
 
-def _used_by(folder: Path, runs) -> list[tuple[str, str]]:
-    """(run name, its masking in words) of each run that trained on `folder` (its --input_dir)."""
-    used = []
+def _run_inputs(hp: dict) -> list[tuple[str, dict]]:
+    """(folder, the settings it was trained with) of each --input_dir of a run's hparams.json:
+    a run of --phases trains each phase's folder at the phase's rate (None: the files' masks)."""
+    plan = hp.get("phase_plan") or []
+    if plan:
+        return [(d, {**hp, "mlm_probability": p["mlm_probability"]} if p.get("mlm_probability") is not None
+                 else {**hp, "masking": "static"}) for p in plan for d in _folders(p.get("input_dir"))]
+    return [(d, hp) for d in _folders(hp.get("input_dir"))]
+
+
+def _folders(input_dir) -> list[str]:
+    return list(input_dir.values()) if isinstance(input_dir, dict) else [input_dir] if input_dir else []
+
+
+def _used_by(folder: Path, runs) -> list[tuple[str, dict]]:
+    """(run name, the settings it trained `folder` with) of each run that trained on `folder`."""
+    used, here = [], folder.resolve()
     for run in runs:
-        hp = read_hparams(run)
-        dirs = hp.get("input_dir")
-        dirs = list(dirs.values()) if isinstance(dirs, dict) else [dirs] if dirs else []
-        text = masking_text(hp)
-        if text and any(Path(d).resolve() in (folder.resolve(), *folder.resolve().parents) or
-                        folder.resolve() in Path(d).resolve().parents for d in dirs):
-            used.append((Path(run).name, text))
+        for d, hp in _run_inputs(read_hparams(run)):
+            d = Path(d).resolve()
+            if masking_text(hp) and (d == here or d in here.parents or here in d.parents):
+                used.append((Path(run).name, hp))
     return used
 
 
@@ -114,15 +125,15 @@ def _one_set(sec: Section, folder: Path, m: dict, lang: str, runs=()) -> None:
         bad.add(len(rows) - 2)
         sec.warn(f"seq {seq}: {st['bad_positions']:,} instances have invalid masked positions")
     used = _used_by(folder, runs)
-    remasked = any(text.startswith("dynamic") for _, text in used)
+    remasked = any(hp.get("masking") == "dynamic" for _, hp in used)
     if remasked:   # the files' split is not what the training used: said so, and no warning
         rows[8] = ("[MASK] / random / kept in the files (not used: the run masks anew)", rows[8][1])
     elif masked and abs(st["as_mask"] / masked - 0.8) > 0.05:
         bad.add(7)
         sec.warn(f"seq {seq}: {percent(st['as_mask'] / masked)} of the masked tokens are [MASK], "
                  "not about 80%")
-    for name, text in used:   # what the training did with these rows (dynamic: its own masks)
-        rows.append((f"masks in training ({name})", text))
+    for name, hp in used:   # what the training did with these rows (dynamic: its own masks)
+        rows.append((f"masks in training ({name})", masking_text(hp)))
     rows += _context_rows(s, st)
     sec.add(table(rows, bad_rows=bad))
     lengths = st.get("lengths") or []

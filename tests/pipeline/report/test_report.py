@@ -214,3 +214,22 @@ def test_a_masked_lm_only_run_shows_what_it_did_and_its_held_out_accuracy(sample
     assert "dynamic: 30% of the tokens, new each epoch; [MASK] / random / kept 100% / 0% / 0%" in training
     assert "masks in training (hu_modern)" in table and "100% / 0% / 0%" in table
     assert "in the files (not used: the run masks anew)" in table
+
+
+def test_a_run_of_phases_names_the_masks_each_phase_trained_its_rows_with(sample_run, tmp_path):
+    """make pretrain --long's run (--phases: hparams.json's input_dir is null, each phase names its
+    folder and rate): the HDF5 table says the run masked anew at the phase's rate."""
+    data, _ = sample_run
+    (hdf5,) = [p for p in (data / "hu").iterdir() if p.name.startswith("hdf5_")]
+    run = write_mlm_run(tmp_path / "hu_modern_long", 20, 148, objective="mlm", input_dir=None,
+                        masking="dynamic", mlm_probability=0.15, mask_replace_prob=1.0,
+                        random_replace_prob=0.0,
+                        phase_plan=[{"phase": 1, "input_dir": str(hdf5), "mlm_probability": 0.3},
+                                    {"phase": 2, "input_dir": str(tmp_path / "elsewhere"),
+                                     "mlm_probability": 0.2}])
+    res = CliRunner().invoke(cli, ["--data-dir", str(data), "--lang", "hu", "report", "--run", str(run),
+                                   "--output", str(tmp_path / "r.html")])
+    assert res.exit_code == 0, res.output
+    table = sections((tmp_path / "r.html").read_text(encoding="utf-8"))["hdf5"]
+    assert "masks in training (hu_modern_long)" in table and "dynamic: 30% of the tokens" in table
+    assert "20% of the tokens" not in table and "in the files (not used: the run masks anew)" in table
