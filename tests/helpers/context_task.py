@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from tests.helpers.packed_rows import pack_documents
-from tests.helpers.synthetic_shards import FIRST_PIECE, MASK
+from tests.helpers.packed_rows import mask_rows, pack_documents, write_rows
+from tests.helpers.synthetic_shards import FIRST_PIECE
 from trainer.models.output import PretrainingOutput
 
 KEYS = range(180, 200)          # the keys: the last 20 pieces of the tests' 200-piece vocab
@@ -39,29 +39,13 @@ def far_key_documents(n: int, length: tuple[int, int], seed: int, far: int = FAR
 
 def write_far_key_shard(path, docs: list[list[int]], seq_len: int, max_pred: int) -> Path:
     """One HDF5 file of packed rows (layout 2) whose static masks are the keys' copies (a key
-    at a segment's first token after [CLS] stays visible)."""
-    import h5py
-
-    from pipeline.encoding.hdf5_format import DATASETS, PACKED_ATTR, PACKED_LAYOUT
-
+    at a segment's first token after [CLS] stays visible; at most max_pred a row)."""
     rows = pack_documents(docs, seq_len)
-    ids = rows["input_ids"].copy()
-    n = len(ids)
-    pos = np.zeros((n, max_pred), DATASETS["masked_lm_positions"][0])
-    mids = np.zeros((n, max_pred), DATASETS["masked_lm_ids"][0])
-    for r in range(n):
-        keys = np.flatnonzero(np.isin(ids[r], KEYS) & (rows["doc_starts"][r] == 0))
-        keys = keys[~np.isin(keys - 1, np.flatnonzero(rows["doc_starts"][r]))][:max_pred]
-        pos[r, :len(keys)], mids[r, :len(keys)] = keys, ids[r, keys]
-        ids[r, keys] = MASK
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with h5py.File(path, "w") as fh:
-        for key, arr in {**rows, "input_ids": ids, "masked_lm_positions": pos, "masked_lm_ids": mids,
-                         "next_sentence_labels": np.zeros(n, DATASETS["next_sentence_labels"][0])}.items():
-            fh.create_dataset(key, data=arr)
-        fh.attrs[PACKED_ATTR] = PACKED_LAYOUT
-    return path
+    chosen = []
+    for ids, starts in zip(rows["input_ids"], rows["doc_starts"]):
+        keys = np.flatnonzero(np.isin(ids, KEYS) & (starts == 0))
+        chosen.append(keys[~np.isin(keys - 1, np.flatnonzero(starts))][:max_pred])
+    return write_rows(path, mask_rows(rows, max_pred, None, positions=chosen))
 
 
 class KeyReader(torch.nn.Module):

@@ -9,7 +9,9 @@ every row starting with [CLS] (one is put at position 0 when the row continues a
     docs = counting_documents(40, (5, 300), seed=0)
     rows = pack_documents(docs, seq_len=64)                # input_ids, input_mask, segment_ids, doc_starts
     rows = mask_rows(rows, max_pred=10, seed=0)            # + masked_lm_positions / _ids, NSP labels
+    rows = mask_rows(rows, 10, None, positions=chosen)     # (of unmasked rows) masks at the caller's positions
     write_packed_shard(path, docs, 64, 10, seed=0)         # one HDF5 file (root attribute packed = 2)
+    write_rows(path, rows)                                 # the same, of rows made already
     ref, order = segments_as_rows(batch)                   # each segment its own padded row
 """
 from __future__ import annotations
@@ -106,21 +108,31 @@ def pack_documents(docs: list[list[int]], seq_len: int, cls: int = CLS, sep: int
     return out
 
 
-def mask_rows(rows: dict[str, np.ndarray], max_pred: int, seed: int, rate: float = 0.15,
-              cls: int = CLS, sep: int = SEP, mask: int = MASK) -> dict[str, np.ndarray]:
+def mask_rows(rows: dict[str, np.ndarray], max_pred: int, seed: int | None, rate: float = 0.15,
+              cls: int = CLS, sep: int = SEP, mask: int = MASK,
+              positions: list | None = None) -> dict[str, np.ndarray]:
     """Static masks as encode writes them: `rate` of a row's tokens that are not [CLS], [SEP] or
-    padding (at most max_pred, at least 1), ascending, replaced by [MASK]; NSP labels 0."""
-    rng = np.random.default_rng(seed)
+    padding (at most max_pred, at least 1), ascending, replaced by [MASK]; NSP labels 0. With
+    `positions` (for each row, the positions to mask: ascending, at most max_pred, maybe none)
+    those instead, and no draw (`seed` and `rate` unused)."""
+    if (seed is None) == (positions is None):
+        raise ValueError("mask_rows takes either a seed (masks drawn) or positions")
+    rng = np.random.default_rng(seed) if positions is None else None
     ids = rows["input_ids"].copy()
     n = len(ids)
     pos = np.zeros((n, max_pred), DATASETS["masked_lm_positions"][0])
     mids = np.zeros((n, max_pred), DATASETS["masked_lm_ids"][0])
     for r in range(n):
-        cand = np.flatnonzero((rows["input_mask"][r] == 1) & (ids[r] != cls) & (ids[r] != sep))
-        if not len(cand):
-            continue
-        k = min(max_pred, max(1, round(rate * len(cand))))
-        chosen = np.sort(rng.choice(cand, k, replace=False))
+        if positions is not None:
+            chosen = np.asarray(positions[r], dtype=np.int64)
+            assert len(chosen) <= max_pred and (np.diff(chosen) > 0).all(), (r, chosen)
+        else:
+            cand = np.flatnonzero((rows["input_mask"][r] == 1) & (ids[r] != cls) & (ids[r] != sep))
+            if not len(cand):
+                continue
+            k = min(max_pred, max(1, round(rate * len(cand))))
+            chosen = np.sort(rng.choice(cand, k, replace=False))
+        k = len(chosen)
         pos[r, :k], mids[r, :k] = chosen, ids[r, chosen]
         ids[r, chosen] = mask
     return {**rows, "input_ids": ids, "masked_lm_positions": pos, "masked_lm_ids": mids,
@@ -131,17 +143,23 @@ def write_packed_shard(path: str | Path, docs: list[list[int]], seq_len: int, ma
                        seed: int, marks: bool = True, rate: float = 0.15) -> Path:
     """One HDF5 file of packed rows: the second layout (doc_starts, `packed` = 2), or with
     `marks` False the first (no doc_starts, `packed` = 1)."""
+    rows = mask_rows(pack_documents(docs, seq_len), max_pred, seed, rate)
+    if not marks:
+        rows.pop("doc_starts")
+    return write_rows(path, rows)
+
+
+def write_rows(path: str | Path, rows: dict[str, np.ndarray]) -> Path:
+    """One HDF5 file of masked packed rows (mask_rows'): the second layout (`packed` = 2) when
+    they have doc_starts, else the first (`packed` = 1). Its folder made if need be."""
     import h5py
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    rows = mask_rows(pack_documents(docs, seq_len), max_pred, seed, rate)
-    if not marks:
-        rows.pop("doc_starts")
     with h5py.File(path, "w") as fh:
         for key, arr in rows.items():
             fh.create_dataset(key, data=arr, compression="gzip", compression_opts=4)
-        fh.attrs[PACKED_ATTR] = PACKED_LAYOUT if marks else 1
+        fh.attrs[PACKED_ATTR] = PACKED_LAYOUT if "doc_starts" in rows else 1
     return path
 
 

@@ -1,5 +1,5 @@
 """Running the trainer from tests: its argv from keyword options (plain or --deepspeed), its
-log, a subprocess environment."""
+log, a subprocess environment, a run that must stop on one `Error:` line."""
 from __future__ import annotations
 
 import json
@@ -32,6 +32,26 @@ def base_args(shards, cfg, out, vocab=None, **kw):
 
 def read_log(out):
     return [json.loads(line) for line in (Path(out) / "train_log.jsonl").read_text().splitlines()]
+
+
+def one_error(capsys, argv, *expected, out=None, alone=False) -> str:
+    """run_pretraining's main(argv) returns 1 with exactly one `Error: ` line on stderr, holding
+    each of `expected`; nothing was written at `out` when given; with `alone`, stderr holds
+    nothing else. The line, for further checks."""
+    from trainer.run_pretraining import main
+
+    capsys.readouterr()
+    assert main(list(map(str, argv))) == 1
+    said = capsys.readouterr().err
+    err = [line for line in said.splitlines() if line.startswith("Error:")]
+    assert len(err) == 1 and err[0].startswith("Error: "), said
+    if alone:
+        assert said.strip().splitlines() == err, said
+    if out is not None:
+        assert not Path(out).exists(), err   # nothing written
+    for words in expected:
+        assert words in err[0], err[0]
+    return err[0]
 
 
 def env(**extra):

@@ -35,8 +35,15 @@ def test_ctrl_c_is_one_line_with_one_advice(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-c", WRAPPER], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    while "child up" not in proc.stdout.readline():   # after the `$ python -c ...` lines
-        pass
+    seen = []
+    for line in proc.stdout:   # after the `$ python -c ...` lines
+        seen.append(line)
+        if "child up" in line:
+            break
+    else:   # the output ended: the wrapper or its child died before the child came up
+        _, err = proc.communicate(timeout=30)
+        pytest.fail(f"the child never came up (exit status {proc.returncode});\n"
+                    f"stdout: {''.join(seen)!r}\nstderr: {err!r}")
     time.sleep(0.3)
     os.killpg(proc.pid, signal.SIGINT)   # what Ctrl-C does: the whole foreground group
     _, err = proc.communicate(timeout=30)

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -16,14 +13,7 @@ from pipeline.core.runner import FORCE_HINT_ENV
 from scripts.commands import StepFailed
 from scripts.pretrain_advice import VIA_MAKE_ENV
 from scripts.vocab_rule import body_parameters, embedding_warning, suggest_vocab_size
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def pretrain(*args) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONUTF8": "1", "TQDM_DISABLE": "1"}
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "pretrain.py"), *map(str, args)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+from tests.helpers.pretrain_cli import pretrain
 
 
 @pytest.mark.slow
@@ -151,11 +141,21 @@ def stubbed(monkeypatch, tmp_path, sample_dump):
     return calls, args
 
 
-def test_force_reaches_every_stage_and_the_refusal_names_make_pretrains_way(stubbed, sample_dump, tmp_path):
+def test_force_reaches_every_stage_and_the_refusal_names_make_pretrains_way(stubbed, sample_dump, tmp_path,
+                                                                           monkeypatch):
     calls, args = stubbed
+    hints = []   # the environment each command gets
+
+    def run_command(cmd, step, env=None):
+        calls.append([str(c) for c in cmd])
+        hints.append(os.environ.get(FORCE_HINT_ENV))
+
+    monkeypatch.setattr(script, "run_command", run_command)
     assert script.main(args) == 0
     assert not any("--force" in c for c in calls)
-    hint = os.environ[FORCE_HINT_ENV]   # what a stage says where an earlier run had other settings
+    assert FORCE_HINT_ENV not in os.environ   # set for the run's commands only
+    assert len(set(hints)) == 1
+    hint = hints[0]   # what a stage says where an earlier run had other settings
     assert hint == (f"to redo it with these settings: make pretrain LANG=hu DUMP={sample_dump} "
                     f"DATA_DIR={tmp_path / 'data'} PRETRAIN_OPTS='--runs {tmp_path / 'runs'} --device cpu "
                     "--vocab-size 1000 --force'")

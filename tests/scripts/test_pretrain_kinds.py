@@ -5,24 +5,16 @@ AutoTokenizer and fill-mask hides a word whole and prints its rank. Tiny dumps f
 tests/fixtures/unspaced, a 10-second budget."""
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.pretrain_cli import pretrain
 from tests.helpers.wiki_dump import write_prose_dump
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "unspaced"
-
-
-def pretrain(*args) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONUTF8": "1", "TQDM_DISABLE": "1"}
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "pretrain.py"), *map(str, args)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
 
 
 def unspaced_dump(tmp_path: Path, lang: str, joiner: str = "") -> Path:

@@ -12,7 +12,7 @@ import torch
 
 from tests.helpers.doc_attention import packed_dir
 from tests.helpers.pretrained_models import save_model, tokenizer_folder
-from tests.helpers.trainer_cli import base_args, read_log
+from tests.helpers.trainer_cli import base_args, one_error, read_log
 from tests.trainer.models.test_families import init_args
 from trainer.models import get_family
 from trainer.run_pretraining import main
@@ -109,33 +109,25 @@ def test_a_transformers_roberta_keeps_its_reserved_rows(rows, tmp_path):
     assert learned == 38
 
 
-def one_error(capsys, argv, out, *expected):
-    capsys.readouterr()
-    assert main(list(map(str, argv))) == 1
-    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Error:")]
-    assert len(err) == 1 and not out.exists(), err
-    for words in expected:
-        assert words in err[0], err[0]
-
-
 def test_bad_extensions_are_one_line_each(bert_64, rows, tiny_bert_config, modern_config, tiny_vocab,
                                           tmp_path, capsys):
     out = tmp_path / "never"
-    one_error(capsys, init_args(rows[256], bert_64, out, no_nsp=True), out, "rows of 256 tokens",
-              "learned position table covers 64", "pass --max_position_embeddings 256 beside --init_from")
-    one_error(capsys, init_args(rows[256], bert_64, out, no_nsp=True, max_position_embeddings=32), out,
-              "--max_position_embeddings 32 is smaller than the BERT model's 64 positions")
-    one_error(capsys, init_args(rows[256], bert_64, out, no_nsp=True, max_position_embeddings=128), out,
-              "rows of 256 tokens", "covers 128")
+    one_error(capsys, init_args(rows[256], bert_64, out, no_nsp=True), "rows of 256 tokens",
+              "learned position table covers 64", "pass --max_position_embeddings 256 beside --init_from",
+              out=out)
+    one_error(capsys, init_args(rows[256], bert_64, out, no_nsp=True, max_position_embeddings=32),
+              "--max_position_embeddings 32 is smaller than the BERT model's 64 positions", out=out)
+    one_error(capsys, init_args(rows[256], bert_64, out, no_nsp=True, max_position_embeddings=128),
+              "rows of 256 tokens", "covers 128", out=out)
     one_error(capsys, base_args(rows[64], tiny_bert_config, out, vocab=tiny_vocab, no_nsp=True,
-                                max_position_embeddings=128), out,
-              "beside --init_from", "max_position_embeddings in --model_config")
-    one_error(capsys, init_args(rows[64], bert_64, out, no_nsp=True, global_rope_theta=1e5), out,
-              "--global_rope_theta is given, but BERT has no rotary position embeddings")
+                                max_position_embeddings=128),
+              "beside --init_from", "max_position_embeddings in --model_config", out=out)
+    one_error(capsys, init_args(rows[64], bert_64, out, no_nsp=True, global_rope_theta=1e5),
+              "--global_rope_theta is given, but BERT has no rotary position embeddings", out=out)
     one_error(capsys, base_args(rows[64], modern_config, out, vocab=tiny_vocab, model_type="modernbert",
-                                rope_theta=1e5), out, "ModernBERT takes global_rope_theta / local_rope_theta")
+                                rope_theta=1e5), "ModernBERT takes global_rope_theta / local_rope_theta", out=out)
     one_error(capsys, base_args(rows[64], modern_config, out, vocab=tiny_vocab, model_type="modernbert",
-                                global_rope_theta=-1), out, "--global_rope_theta must be a number > 0")
+                                global_rope_theta=-1), "--global_rope_theta must be a number > 0", out=out)
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +178,7 @@ def test_a_phase_run_extends_a_learned_table(bert_64, rows, tmp_path, capsys):
                                   {"input_dir": str(rows[256]), "share": 0.5}]))
     argv = init_args(rows[64], bert_64, tmp_path / "x", no_nsp=True, max_steps=2)
     argv = argv[:argv.index("--input_dir")] + argv[argv.index("--input_dir") + 2:] + ["--phases", str(phases)]
-    one_error(capsys, argv, tmp_path / "x", "phase 2", "pass --max_position_embeddings 256 beside --init_from")
+    one_error(capsys, argv, "phase 2", "pass --max_position_embeddings 256 beside --init_from", out=tmp_path / "x")
     assert main(argv + ["--max_position_embeddings", "256"]) == 0
     meta = json.loads((ckpt(tmp_path / "x") / "meta.json").read_text())
     assert meta["model_config"]["max_position_embeddings"] == 256

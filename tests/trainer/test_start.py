@@ -9,10 +9,10 @@ import json
 
 import pytest
 
+from tests.helpers import trainer_cli
 from tests.helpers.pretrained_models import save_model, tokenizer_folder, write_tokenized_shards
 from tests.helpers.trainer_cli import base_args
 from tests.trainer.models.test_families import init_args
-from trainer.run_pretraining import main
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 pytest.importorskip("transformers")
@@ -30,13 +30,8 @@ def made(tmp_path_factory):
 
 
 def one_error(capsys, argv, *expected):
-    capsys.readouterr()
-    assert main(list(map(str, argv))) == 1
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("Error: "), err
-    for words in expected:
-        assert words in err[0], err[0]
-    return err[0]
+    """One `Error: ` line holding each of `expected`, and nothing else on stderr."""
+    return trainer_cli.one_error(capsys, argv, *expected, alone=True)
 
 
 def test_a_folder_that_holds_no_model(made, tmp_path, capsys):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.helpers.trainer_cli import ROOT, assert_same_run, base_args, env, read_log
+from tests.helpers.trainer_cli import ROOT, assert_same_run, base_args, env, one_error, read_log
 from tests.trainer.conftest import VOCAB_SIZE, make_shard_dir
 from trainer.run_pretraining import main
 
@@ -158,14 +158,6 @@ def test_a_first_phase_with_its_own_batch_and_theta_resumes(phase_dirs, modern_c
     assert [r["step"] for r in read_log(out) if "loss" in r][-1] == 6
 
 
-def run_fails(argv, capsys, out) -> str:
-    capsys.readouterr()
-    assert main(argv) == 1
-    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Error:")]
-    assert len(err) == 1 and not Path(out).exists(), err   # one line, nothing written
-    return err[0]
-
-
 def test_bad_phase_data_is_one_line_each(phase_dirs, modern_config, tiny_bert_config, tiny_vocab,
                                           tmp_path, capsys):
     out = tmp_path / "never"
@@ -176,14 +168,14 @@ def test_bad_phase_data_is_one_line_each(phase_dirs, modern_config, tiny_bert_co
         p.pop("global_rope_theta", None)
     f.write_text(json.dumps(text))
     argv = phase_args(f, tiny_bert_config, out, tiny_vocab, model_type="bert")
-    line = run_fails(argv, capsys, out)
+    line = one_error(capsys, argv, out=out)
     assert "phase 3" in line and "learned position table covers 64" in line
     assert "set max_position_embeddings in the model config" in line
     assert "pass --max_position_embeddings 256 beside --init_from" in line
     # a seq_len that is not the data's
     text[2]["seq_len"] = 512
     f.write_text(json.dumps(text))
-    line = run_fails(phase_args(f, modern_config, out, tiny_vocab), capsys, out)
+    line = one_error(capsys, phase_args(f, modern_config, out, tiny_vocab), out=out)
     assert "says seq_len 512 but its rows are 256 tokens long" in line
     # a phase encoded with another tokenizer than the others
     text[2]["seq_len"] = 256
@@ -192,14 +184,14 @@ def test_bad_phase_data_is_one_line_each(phase_dirs, modern_config, tiny_bert_co
         (phase_dirs[seq] / "manifest.json").write_text(json.dumps(
             {"vocab": f"/vocabs/{fp}", "tokenizer": {"fingerprint": fp, "folder": f"/vocabs/{fp}"}}))
     try:
-        line = run_fails(phase_args(f, modern_config, out, tiny_vocab), capsys, out)
+        line = one_error(capsys, phase_args(f, modern_config, out, tiny_vocab), out=out)
     finally:
         for seq in (64, 128):
             (phase_dirs[seq] / "manifest.json").unlink()
     assert "phase 2 (input_dir" in line and "not with the tokenizer of phase 1" in line
     # a phase whose folder is not there
     (f.parent / "missing.json").write_text(json.dumps([{"input_dir": str(tmp_path / "nope"), "share": 1}]))
-    line = run_fails(phase_args(f.parent / "missing.json", modern_config, out, tiny_vocab), capsys, out)
+    line = one_error(capsys, phase_args(f.parent / "missing.json", modern_config, out, tiny_vocab), out=out)
     assert "phase 1's input_dir" in line and "is not a directory" in line
 
 

@@ -60,21 +60,46 @@ def test_default_workers_is_every_usable_core():
     assert default_workers(None) >= 1 and default_workers(3) == 3
 
 
-def hold_the_result_lock_or_return(x):
-    """Job 0 returns; job 1 takes the pool's result-queue write lock and keeps it, as a worker
-    that terminate() kills in the middle of sending its result leaves it held."""
-    if x == 0:
-        return x
-    import gc
+def hold_the_result_lock_or_return(job):
+    """Job (0, _) returns; job (1, folder) waits for folder/go (written once job 0's result has
+    come back: a worker holding the lock earlier would block that result), then takes the
+    result-queue write lock of the pool running it and keeps it, as a worker that terminate()
+    kills in the middle of sending its result leaves it held. It writes folder/lock-held once
+    it holds the lock, or folder/lock-failed with the reason when it cannot (the test then
+    fails on that reason, not on a pool that was never blocked)."""
+    import sys
+    from pathlib import Path
 
     import multiprocess.pool
 
-    (pool,) = [o for o in gc.get_objects() if isinstance(o, multiprocess.pool.Pool)]  # the fork's copy
-    pool._outqueue._wlock.acquire()
+    x, folder = job
+    if x == 0:
+        return x
+    folder = Path(folder)
+    try:
+        deadline = time.monotonic() + 30
+        while not (folder / "go").exists():
+            if time.monotonic() > deadline:
+                raise RuntimeError("the test never wrote go")
+            time.sleep(0.02)
+        # this worker's own result queue: the `outqueue` of the multiprocess.pool.worker() frame
+        # that called this job (not a search of every Pool alive in the fork)
+        frame = sys._getframe()
+        while frame is not None and frame.f_code is not multiprocess.pool.worker.__code__:
+            frame = frame.f_back
+        if frame is None:
+            raise RuntimeError("not run by a multiprocess.pool worker")
+        lock = frame.f_locals["outqueue"]._wlock
+        if lock is None or not lock.acquire(timeout=30):
+            raise RuntimeError(f"could not take the result queue's write lock ({lock!r})")
+    except BaseException as exc:
+        (folder / "lock-failed").write_text(repr(exc))
+        raise
+    (folder / "lock-held").write_text("holding the result queue's write lock")
     time.sleep(600)
 
 
-def test_stopping_the_workers_never_waits_on_a_lock_a_killed_worker_held(monkeypatch):
+def test_stopping_the_workers_never_waits_on_a_lock_a_killed_worker_held(monkeypatch, tmp_path):
     """The full-disk fault test hung once under load in Pool.terminate(): its task handler waited
     forever for the result queue's lock, held by a worker that terminate() had killed. The
     consumer stops early here while a worker holds that lock: the stop takes the bounded wait."""
@@ -83,9 +108,18 @@ def test_stopping_the_workers_never_waits_on_a_lock_a_killed_worker_held(monkeyp
     import pipeline.core.executor as executor
 
     monkeypatch.setattr(executor, "TERMINATE_WAIT_S", 2.0)
-    results = LocalExecutor(2).run([(hold_the_result_lock_or_return, 0), (hold_the_result_lock_or_return, 1)])
+    results = LocalExecutor(2).run([(hold_the_result_lock_or_return, (0, str(tmp_path))),
+                                    (hold_the_result_lock_or_return, (1, str(tmp_path)))])
     assert next(results) == 0
-    time.sleep(1.0)                       # the other worker has taken the lock by now
+    (tmp_path / "go").touch()
+    held, failed = tmp_path / "lock-held", tmp_path / "lock-failed"
+    deadline = time.monotonic() + 30
+    while not (held.exists() or failed.exists()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if not held.exists():
+        results.close()   # the lock is not held: a plain stop
+        assert not failed.exists(), f"the job could not hold the lock: {failed.read_text()}"
+        pytest.fail("the job did not take the result queue's lock within 30 s")
     closer = threading.Thread(target=results.close, daemon=True)
     started = time.monotonic()
     closer.start()
