@@ -52,6 +52,7 @@ from pipeline.text.language_settings import word_segmenter  # noqa: E402
 from scripts.commands import DemoError, StepFailed, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
 from scripts.fill_mask import fill_masks, hide_words  # noqa: E402  (light: torch and transformers when called)
+from scripts.heldout_mlm import heldout_accuracy, save_result, summary_line, verdict_lines  # noqa: E402  (torch when called)
 from scripts.long_recipe import LONG, write_phases  # noqa: E402
 from scripts.pretrain_advice import input_problem, probe_estimate, rerun_command  # noqa: E402
 from scripts.vocab_rule import (  # noqa: E402
@@ -160,8 +161,6 @@ def heldout_sentences(a, n: int = 3) -> list[str]:
 
 
 def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]:
-    from scripts.heldout_mlm import heldout_accuracy, save_result, summary_line, verdict_lines
-
     newest = list_checkpoints(out)[-1]
     if not (hf / "config.json").is_file() or (hf / "model.safetensors").stat().st_mtime < \
             (newest / "model.pt").stat().st_mtime:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from trainer.data.encode_manifest import encode_manifest
+from common.encode_manifest import encode_manifest
 
 _IN_NAME = re.compile(r"_masked_lm_prob_([0-9.]+)_")
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.encoding.hdf5_format import file_tokenizer_fingerprint
-from trainer.data.encode_manifest import encode_manifest
+from common.encode_manifest import encode_manifest
 from vocab.core.layout import VocabError
 from vocab.kinds import load_tokenizer
 

@@ -2,6 +2,9 @@
 folder above it (a language's subfolder of a joint encode). Plain JSON: no torch, no h5py.
 
     encode_manifest(input_dir, "vocab")     # {} when neither folder holds one with that key
+
+Read by trainer/data/vocabulary.py (the tokenizer) and trainer/config/encoded_rate.py (the masking
+rate); here because neither of those rooms may import the other.
 """
 from __future__ import annotations
 
