@@ -3,6 +3,8 @@ dumps in ../shared/data are used only where present (`shared_data` skips otherwi
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,36 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 # tests/trainer/models/test_varlen.py 41 s -> 13 s). tests/trainer/conftest.py's one_thread
 # fixture still sets it where a test module says so.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+# No test reads or writes a user's caches: Hugging Face datasets and hub (an earlier
+# `load_dataset` of the user's decided what a test saw), transformers, torch hub and extensions,
+# matplotlib, our language-id cache. Every cache folder points into one temporary folder for the
+# whole run, made by the first process (pytest, or xdist's controller) and inherited by the
+# workers and every process a test starts; a user's own settings are overridden, never used.
+# Nothing is downloaded in tests, so the hubs are offline. A torch-extensions or transformers
+# cache folder the user set is dropped: the DeepSpeed test then builds into its virtualenv's own (TORCH_EXTENSIONS_DIR
+# left unset, as tests/trainer/test_training_deepspeed.py expects).
+TEST_CACHE_ENV = "WIKI2BERT_TEST_CACHE"
+_inherited = os.environ.get(TEST_CACHE_ENV, "")
+if not (_inherited.startswith(tempfile.gettempdir()) and Path(_inherited).is_dir()):
+    os.environ[TEST_CACHE_ENV] = tempfile.mkdtemp(prefix="wiki2bert-test-cache-")
+    os.environ["WIKI2BERT_TEST_CACHE_OWNER"] = str(os.getpid())
+TEST_CACHE = Path(os.environ[TEST_CACHE_ENV])
+CACHE_FOLDERS = {"XDG_CACHE_HOME": "xdg", "HF_HOME": "huggingface",
+                 "HF_DATASETS_CACHE": "huggingface/datasets", "HF_HUB_CACHE": "huggingface/hub",
+                 "TORCH_HOME": "torch",
+                 "MPLCONFIGDIR": "matplotlib"}
+for _var, _sub in CACHE_FOLDERS.items():
+    os.environ[_var] = str(TEST_CACHE / _sub)
+os.environ.update({"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+for _var in ("TORCH_EXTENSIONS_DIR", "TRANSFORMERS_CACHE"):
+    os.environ.pop(_var, None)      # a user's own (TRANSFORMERS_CACHE would win over HF_HOME)
+
+
+def pytest_unconfigure(config):
+    """The process that made the temporary cache folder removes it at the end of the run."""
+    if os.environ.get("WIKI2BERT_TEST_CACHE_OWNER") == str(os.getpid()):
+        shutil.rmtree(TEST_CACHE, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

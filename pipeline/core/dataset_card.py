@@ -4,8 +4,14 @@ where the data came from, from the stages' manifests: the dump and its date, the
 share of the articles and text was kept.
 
 Usage:
-    articles_card("uk", summary, manifests, splits=["train", "test"])   # export --format parquet
-    tokens_card("uk", summary, encode_manifest, splits=["train"])       # export --format tokens
+    name = config_name("uk", "2023-05-01", content_fingerprint)          # ukwiki-20230501-3f2a9c1d0e
+    articles_card("uk", summary, manifests, splits=["train", "test"], config=name)   # --format parquet
+    tokens_card("uk", summary, encode_manifest, splits=["train"], config=name)       # --format tokens
+
+The config is named after the corpus (its wiki, its dump's date where known, a fingerprint of the
+files), never "default": `datasets` keys its cache for `load_dataset(FOLDER)` by the folder's
+name and the config's name and patterns only, so two exports both in folders named `parquet`
+would otherwise share one cache entry and the second would load the first one's rows.
 """
 from __future__ import annotations
 
@@ -22,10 +28,17 @@ def card(front: dict, body: str) -> str:
     return "---\n" + _yaml(front, 0) + "---\n\n" + body.rstrip() + "\n"
 
 
-def _front(lang: str, pretty_name: str, splits: list[str], categories: list[str]) -> dict:
+def config_name(lang: str, date: str, fingerprint: str) -> str:
+    """The card's one config: `{lang}wiki-{YYYYMMDD}-{fingerprint}`, the date left out where it is
+    not known; `fingerprint` is a hash of the data files (a new export with other rows, a new name)."""
+    day = date.replace("-", "") if re.fullmatch(r"\d{4}-\d{2}-\d{2}", date) else ""
+    return "-".join(part for part in (f"{lang}wiki", day, fingerprint) if part)
+
+
+def _front(lang: str, pretty_name: str, splits: list[str], categories: list[str], config: str) -> dict:
     return {"language": [lang], "license": LICENSE, "pretty_name": pretty_name,
             "task_categories": categories,
-            "configs": [{"config_name": "default",
+            "configs": [{"config_name": config, "default": True,
                          "data_files": [{"split": s, "path": f"data/{s}-*.parquet"} for s in splits]}]}
 
 
@@ -41,7 +54,7 @@ def _share(part: float, whole: float) -> str:
     return f"{part / whole:.1%}" if whole else "n/a"
 
 
-def articles_card(lang: str, summary: dict, manifests: dict, splits: list[str]) -> str:
+def articles_card(lang: str, summary: dict, manifests: dict, splits: list[str], config: str) -> str:
     """The card of `export --format parquet`."""
     dump, date = dump_of(manifests)
     ex, fo, fi, sh = (manifests[s]["summary"] for s in ("extract", "format", "filter", "shard"))
@@ -85,15 +98,19 @@ def articles_card(lang: str, summary: dict, manifests: dict, splits: list[str]) 
         f"{_share(fi.get('output_bytes', 0), fo.get('output_bytes', 0))} of the formatted text bytes "
         "passed the filter.",
         "", "## Loading", "", "```python", "import datasets",
-        'ds = datasets.load_dataset("parquet", data_dir="THIS_FOLDER")           # or load_dataset("THIS_FOLDER")',
+        f'ds = datasets.load_dataset("THIS_FOLDER")          # its one config, {config}',
         'stream = datasets.load_dataset("THIS_FOLDER", split="train", streaming=True)',
         "```",
+        "",
+        f"The config's name, `{config}`, is this corpus's own (wiki, dump date, a fingerprint of the "
+        "files): `datasets` caches a folder under its name and its config's, so another export in a "
+        "folder of the same name never loads from this one's cache, nor this one from its.",
     ]
-    return card(_front(lang, f"{lang}wiki cleaned by wiki2bert", splits, ["fill-mask", "text-generation"]),
-                "\n".join(lines))
+    return card(_front(lang, f"{lang}wiki cleaned by wiki2bert", splits, ["fill-mask", "text-generation"],
+                       config), "\n".join(lines))
 
 
-def tokens_card(lang: str, summary: dict, encode: dict, splits: list[str]) -> str:
+def tokens_card(lang: str, summary: dict, encode: dict, splits: list[str], config: str) -> str:
     """The card of `export --format tokens`."""
     opts = encode.get("options") or {}
     tok = encode.get("tokenizer") or {}
@@ -126,12 +143,13 @@ def tokens_card(lang: str, summary: dict, encode: dict, splits: list[str]) -> st
         "", "## Training with transformers", "", "```python",
         "import datasets, transformers",
         'tok = transformers.AutoTokenizer.from_pretrained("THIS_FOLDER/tokenizer")',
-        'ds = datasets.load_dataset("parquet", data_dir="THIS_FOLDER")',
+        f'ds = datasets.load_dataset("THIS_FOLDER")          # its one config, {config}',
         "collator = transformers.DataCollatorForLanguageModeling(tok, mlm_probability=0.3)",
         'trainer = transformers.Trainer(model=model, args=args, train_dataset=ds["train"], data_collator=collator)',
         "```",
     ]
-    return card(_front(lang, f"{lang}wiki token rows (wiki2bert)", splits, ["fill-mask"]), "\n".join(lines))
+    return card(_front(lang, f"{lang}wiki token rows (wiki2bert)", splits, ["fill-mask"], config),
+                "\n".join(lines))
 
 
 def _yaml(value, indent: int) -> str:

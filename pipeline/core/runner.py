@@ -252,10 +252,12 @@ class StageRun:
         return self.manifest["summary"]
 
     def finish(self, summary: dict, outputs: Iterable[str | os.PathLike] = (),
-               extra: dict | None = None, shown: dict | None = None) -> dict:
+               extra: dict | None = None, shown: dict | None = None,
+               checksums: dict | None = None) -> dict:
         """Write the manifest (options, input fingerprint, outputs with sizes and checksums),
         remove the markers, print the summary line; return the summary (with `shown`, figures
-        for the screen that the manifest does not keep)."""
+        for the screen that the manifest does not keep). `checksums`: {path: sha256} the stage
+        computed already, not read again."""
         # What an attempt killed mid-task left (a lost cluster worker; its task ran again).
         remove_stale_temporaries(self.output)
         out_list = []
@@ -264,7 +266,7 @@ class StageRun:
             out_list.append({
                 "path": str(p.relative_to(self.output)) if p.is_relative_to(self.output) else str(p),
                 "bytes": p.stat().st_size,
-                "sha256": file_sha256(p),
+                "sha256": (checksums or {}).get(p) or file_sha256(p),
             })
         manifest = {
             "stage": self.name,

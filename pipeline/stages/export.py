@@ -27,6 +27,7 @@ half a dataset; the same bytes for any --workers.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -35,10 +36,10 @@ import click
 import numpy as np
 
 from common.atomic import atomic_path, write_text_atomic
-from pipeline.core.dataset_card import articles_card, tokens_card
+from pipeline.core.dataset_card import articles_card, config_name, dump_of, tokens_card
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import flat_name, list_text_files
-from pipeline.core.manifest import MANIFEST, fingerprint_inputs, read_manifest, require_stage_output
+from pipeline.core.manifest import MANIFEST, file_sha256, fingerprint_inputs, read_manifest, require_stage_output
 from pipeline.core.options import force_option
 from pipeline.core.parquet import ParquetParts, require_pyarrow
 from pipeline.core.registry import BY_NAME, lang_dir, stage_dir, validate_lang
@@ -201,9 +202,10 @@ def _export_articles(data_dir, lang, workers, input, out: Path, force: bool, fil
                "test_documents": totals["test"], "dropped_by_weight": totals["dropped_by_weight"],
                "sentences": totals["sentences"], "text_bytes": totals["text_bytes"],
                "files": len(files), "seconds": run.seconds()}
-    card = articles_card(lang, summary, manifests, splits=_splits_of(files))
+    sums, config = _named_config(lang, dump_of(manifests)[1], files)
+    card = articles_card(lang, summary, manifests, splits=_splits_of(files), config=config)
     write_text_atomic(out / "README.md", lambda fh: fh.write(card))
-    return run.finish(summary, outputs=[*files, out / "README.md"])
+    return run.finish(summary, outputs=[*files, out / "README.md"], checksums=sums)
 
 
 # -- tokens --------------------------------------------------------------------------------
@@ -305,10 +307,13 @@ def _export_tokens(data_dir, lang, workers, input, out: Path, force: bool) -> di
                "test_rows": rows["test"], "tokens": tokens, "seq_len": seq_len,
                "doc_starts": doc_starts, "files": len(files_out), "encode": str(root),
                "seconds": run.seconds()}
-    card = tokens_card(lang, summary, manifest, splits=_splits_of(files_out))
+    extract = stage_dir(data_dir, lang, "extract") / MANIFEST
+    dump = {"extract": read_manifest(extract)} if extract.is_file() else {}
+    sums, config = _named_config(lang, dump_of(dump)[1], files_out)
+    card = tokens_card(lang, summary, manifest, splits=_splits_of(files_out), config=config)
     write_text_atomic(out / "README.md", lambda fh: fh.write(card))
     tok_files = sorted(p for p in (out / "tokenizer").iterdir() if p.is_file())
-    return run.finish(summary, outputs=[*files_out, *tok_files, out / "README.md"])
+    return run.finish(summary, outputs=[*files_out, *tok_files, out / "README.md"], checksums=sums)
 
 
 def _shard_key(path: str) -> tuple:
@@ -336,6 +341,15 @@ def _publish(run: StageRun, parts: list[dict[str, Path]], extra_dirs: tuple[str,
         shutil.rmtree(run.output / folder, ignore_errors=True)
         os.replace(staged / folder, run.output / folder)
     return final
+
+
+def _named_config(lang: str, date: str, files: list[Path]) -> tuple[dict[Path, str], str]:
+    """The data files' sha256 (the manifest reuses them) and the card's config name, which
+    carries a fingerprint of them: `datasets` caches `load_dataset(FOLDER)` by the folder's and
+    the config's names, so every corpus needs a name of its own (pipeline/core/dataset_card.py)."""
+    sums = {f: file_sha256(f) for f in files}
+    digest = hashlib.sha256("".join(f"{f.name}:{sums[f]}\n" for f in sorted(files)).encode())
+    return sums, config_name(lang, date, digest.hexdigest()[:10])
 
 
 def _splits_of(files: list[Path]) -> list[str]:

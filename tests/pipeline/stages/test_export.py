@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from pipeline.cli import cli
 from pipeline.core.errors import StageError
 from pipeline.stages.export import export
+from pipeline.stages.shard import shard
 from tests.helpers.export_corpus import build_corpus, shard_documents
 
 datasets = pytest.importorskip("datasets")
@@ -77,6 +78,33 @@ def test_card_and_streaming(exported):
     stream = datasets.load_dataset(str(exported), split="train", streaming=True)
     first = next(iter(stream))
     assert first["id"] == by_card["train"][0]["id"] and first["sentences"]
+
+
+def own_rows(folder: Path) -> dict[str, list[str]]:
+    """The ids of each split as the folder's own Parquet files hold them (read without datasets)."""
+    import pyarrow.parquet as pq
+    return {split: [i for f in sorted((folder / "data").glob(f"{split}-*.parquet"))
+                    for i in pq.read_table(f, columns=["id"]).column("id").to_pylist()]
+            for split in ("train", "test")}
+
+
+def test_two_exports_in_folders_of_one_name_load_their_own_rows(corpus, exported, tmp_path):
+    """`datasets` caches `load_dataset(FOLDER)` by the folder's name and the card's config: two
+    corpora exported to folders both named `parquet` each load their own rows in one cache (the
+    second loaded the first one's rows when every card's config was "default")."""
+    other = tmp_path / "other"
+    shutil.copytree(corpus, other, ignore=shutil.ignore_patterns("export", "hdf5_*"))
+    shard(data_dir=other, lang="hu", workers=1, num_shards=2, seed=7, test_fraction=0.2, force=True)
+    export(data_dir=other, lang="hu", workers=1, format="parquet")
+    second = other / "hu" / "export" / "parquet"
+    assert second.name == exported.name
+    mine, theirs = own_rows(exported), own_rows(second)
+    assert mine != theirs                          # two corpora, or the test shows nothing
+    for folder, rows in ((exported, mine), (second, theirs), (exported, mine)):
+        ds = datasets.load_dataset(str(folder))
+        assert {s: ds[s]["id"] for s in ds} == rows, folder
+    names = [datasets.get_dataset_config_names(str(f)) for f in (exported, second)]
+    assert names[0] != names[1] and all(n[0].startswith("huwiki-") for n in names)
 
 
 def test_same_bytes_for_any_workers_and_on_dask(corpus, exported, tmp_path, dask_cluster):

@@ -68,6 +68,9 @@ def test_rows_are_the_hdf5_rows_unmasked(corpus):
     ds = datasets.load_dataset("parquet", data_dir=str(out))
     assert ds["train"].column_names == ["input_ids", "attention_mask", "special_tokens_mask", "len",
                                         "doc_starts"]
+    by_card = datasets.load_dataset(str(out))         # the card's one config, named after the corpus
+    assert by_card["train"]["input_ids"] == ds["train"]["input_ids"]
+    assert datasets.get_dataset_config_names(str(out))[0].startswith("huwiki-")
     tok = transformers.AutoTokenizer.from_pretrained(str(out / "tokenizer"))
     for name, split in (("train", "training"), ("test", "test")):
         files = sorted((encoded / "huwiki").glob(f"huwiki_{split}_*.hdf5"), key=lambda p: int(p.stem.rsplit("_", 1)[1]))
