@@ -27,6 +27,7 @@ from trainer.finetune.tagging import (
     read_conll,
     read_conllu,
     read_tagging,
+    require_entity_tags,
     to_iob2,
 )
 from trainer.finetune.textfiles import FinetuneDataError, PathLike
@@ -34,7 +35,7 @@ from trainer.finetune.textfiles import FinetuneDataError, PathLike
 __all__ = [
     "CONLLU_COLUMNS", "FinetuneDataError", "QAExample", "SquadData", "TaggedSentence",
     "TextExample", "check_iob_tags", "check_labels", "is_iob_tagging", "read_classification",
-    "read_conll", "read_conllu", "read_squad", "read_tagging", "to_iob2",
+    "read_conll", "read_conllu", "read_squad", "read_tagging", "require_entity_tags", "to_iob2",
 ]
 
 

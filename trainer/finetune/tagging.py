@@ -7,6 +7,7 @@
     if is_iob_tagging(sentences):                              # NER: score entities
         tags = to_iob2(sentence.tags)                          # IOB1 (CoNLL-2003) -> IOB2
     check_iob_tags(sentences, path)                            # a stray 'PER' among B-/I- tags
+    require_entity_tags(sentences, path)                       # --task ner: every tag O or B-/I-..
 
 Import these from `trainer.finetune.readers`, which re-exports them.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from trainer.finetune.textfiles import FinetuneDataError, PathLike, read_text, text_lines
@@ -29,6 +30,11 @@ class TaggedSentence:
     words: list[str]
     tags: list[str]
     line: int          # 1-based line number of its first token in the file
+    token_lines: list[int] | None = field(default=None, compare=False)   # each token's, from a file
+
+    def line_of(self, token: int) -> int:
+        """The file line of token `token` (0-based); the sentence's first line if unknown."""
+        return self.token_lines[token] if self.token_lines else self.line
 
 
 class _Sentences:
@@ -38,18 +44,17 @@ class _Sentences:
         self.done: list[TaggedSentence] = []
         self.words: list[str] = []
         self.tags: list[str] = []
-        self.line = 0
+        self.lines: list[int] = []
 
     def add(self, word: str, tag: str, line: int) -> None:
-        if not self.words:
-            self.line = line
         self.words.append(word)
         self.tags.append(tag)
+        self.lines.append(line)
 
     def end(self) -> None:
         if self.words:
-            self.done.append(TaggedSentence(self.words, self.tags, self.line))
-            self.words, self.tags = [], []
+            self.done.append(TaggedSentence(self.words, self.tags, self.lines[0], self.lines))
+            self.words, self.tags, self.lines = [], [], []
 
 
 def _column_index(column: int, ncols: int) -> int | None:
@@ -219,3 +224,28 @@ def check_iob_tags(sentences: Iterable[TaggedSentence], path: PathLike) -> None:
                     path, f"tag {tag!r} (token {i + 1}, {sentence.words[i]!r}, of the sentence "
                           "starting here) is neither O nor B-/I-/E-/S-TYPE, though the other "
                           "tags are; fix the tag", sentence.line)
+
+
+def require_entity_tags(sentences: Iterable[TaggedSentence], path: PathLike) -> None:
+    """The tag scheme of the ner task, checked before any training: every tag is O or
+    B-/I-/E-/S-TYPE (what the entity metric scores). Raises FinetuneDataError at the first
+    other tag, naming its own line; where most tags are not prefixed, says the file does not look
+    like entity tags at all (a POS file, or the wrong --tag_column)."""
+    sentences = list(sentences)
+    others = [t for s in sentences for t in s.tags if t != "O"]
+    bad = [t for t in others if not _IOB_ANY.match(t)]
+    if not bad:
+        return
+    for sentence in sentences:
+        for i, tag in enumerate(sentence.tags):
+            if tag != "O" and not _IOB_ANY.match(tag):
+                if len(bad) * 2 > len(others):
+                    hint = (f"{len(bad):,} of the file's {len(others):,} tags other than O are not "
+                            "entity tags: is it a POS file (--task pos), or is --tag_column the "
+                            "column of the entity tags?")
+                else:
+                    hint = "fix the tag"
+                raise FinetuneDataError.at(
+                    path, f"tag {tag!r} (token {sentence.words[i]!r}) is neither O nor "
+                          f"B-/I-/E-/S-TYPE, the tags --task ner scores as entities; {hint}",
+                    sentence.line_of(i))

@@ -54,8 +54,8 @@ class TaggingTask:
             if path is None:
                 continue
             sentences = readers.read_tagging(path, column=column, fmt=fmt)
-            if name == "ner":
-                readers.check_iob_tags(sentences, path)
+            if name == "ner":       # the scheme the entity metric scores, before any training
+                readers.require_entity_tags(sentences, path)
                 for s in sentences:
                     s.tags = readers.to_iob2(s.tags)
             self.splits[split] = sentences

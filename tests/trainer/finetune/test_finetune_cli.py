@@ -153,6 +153,7 @@ def test_run_mode_fine_tunes_every_nth_checkpoint(files, tmp_path):
 
 @pytest.mark.parametrize("content, expected", [
     ("w1 B-ENT\nw2\n", "train.conll:2"),
+    ("w1 B-ENT\nw2 O\n\nWORD NOT_A_TAG\nw3 O\n", "train.conll:4: tag 'NOT_A_TAG'"),
 ])
 def test_bad_input_is_one_error_line(files, tmp_path, content, expected):
     bad = tmp_path / "train.conll"

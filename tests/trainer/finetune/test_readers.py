@@ -17,6 +17,7 @@ from trainer.finetune.readers import (
     read_conllu,
     read_squad,
     read_tagging,
+    require_entity_tags,
     to_iob2,
 )
 
@@ -359,3 +360,21 @@ def test_squad_file_errors(tmp_path):
         read_squad(article)
     with raises_at(tmp_path, None, "is a folder"):
         read_squad(tmp_path)
+
+
+def test_the_ner_task_requires_entity_tags_at_the_tags_own_line(tmp_path):
+    """--task ner scores entities: a tag that is neither O nor B-/I-/E-/S-TYPE is one error at
+    its own line before training, however few tags the file has (check_iob_tags lets a file of
+    mostly unprefixed tags through; the metric then ended in a traceback)."""
+    path = write(tmp_path, "bad.conll", "EU B-ORG\nrejects O\n\nWORD NOT_A_TAG\nhere O\n")
+    sentences = read_tagging(path)
+    check_iob_tags(sentences, path)                 # 1 of 2 prefixed: not taken for IOB there
+    with raises_at(path, 4, "tag 'NOT_A_TAG' \\(token 'WORD'\\) is neither O nor B-/I-/E-/S-TYPE.*"
+                            "fix the tag"):
+        require_entity_tags(sentences, path)
+    pos = write(tmp_path, "pos.conllu", "# text = a b\n1\ta\ta\tNOUN\t_\t_\t0\troot\t_\t_\n"
+                                        "2\tb\tb\tVERB\t_\t_\t1\tdep\t_\t_\n")
+    with raises_at(pos, 2, "is it a POS file \\(--task pos\\)"):
+        require_entity_tags(read_tagging(pos), pos)
+    good = write(tmp_path, "good.conll", "EU S-ORG\nrejects O\n\nPeter B-PER\nBlack E-PER\n")
+    require_entity_tags(read_tagging(good), good)
