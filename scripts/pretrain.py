@@ -14,7 +14,10 @@ What it runs, each printed before it runs (every step resumes or skips finished 
   4. the modern recipe under torchrun: ModernBERT (CPU: 4 x 256, trainer/configs/modernbert_small.json;
      GPU: ModernBERT-base), MLM only (--no_nsp), dynamic 30% mask-only masking, AdamW,
      warmup-stable-decay, `--train_budget BUDGET`, an eval every 200 steps (the model card's
-     numbers); CPU: gloo, one thread a rank; GPU: one rank a GPU, the trainer's CUDA defaults;
+     numbers); CPU: gloo, one thread a rank, 32 rows a rank a step; GPU: one rank a GPU, the
+     trainer's CUDA defaults, the step in tokens (--tokens_per_step: the rule of
+     scripts/pretrain_plan.py, from the budget, the corpus and the card), each phase's
+     micro-batch the card's;
   5. export (`python -m trainer.export`), held-out masked-LM accuracy against the unigram
      baseline (scripts/heldout_mlm.py), fill-mask on held-out sentences;
   6. the probe (`python -m trainer.finetune --probe`, 3 seeds, against random init) where its
@@ -24,6 +27,9 @@ Into DATA_DIR/LANG (the pipeline), RUNS/LANG_modern (the run, hf/ its export, pr
 heldout_mlm.json). A step that fails or is interrupted says the command that goes on from there
 (`make pretrain ...` under make); --force redoes every step (a stage's earlier run with other
 settings, e.g. another --vocab-size, is refused otherwise); --dump and --lang are checked first.
+--dry-run prints every command with its settings, the phases, each phase's micro-batch and the
+tokens a step, and runs and writes nothing; `--device cuda --gpu-memory 80` plans for a card
+that is not here (scripts/pretrain_plan.py).
 
 With --long (scripts/long_recipe.py) it also encodes the longer rows (CPU: 512 and 2,048 tokens;
 GPU: 1,024 and 8,192) and trains through sequence-length phases ending on the longest rows, the

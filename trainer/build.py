@@ -152,16 +152,20 @@ def _check_phases(config, family, start) -> Inputs:
     return Inputs(phases, [], start, notes)
 
 
-def size_steps_in_tokens(config, phases, model: dict, world_size: int, card_gib: float | None = None):
-    """(config, phases, log lines) of a --tokens_per_step run: each phase's micro-batch and
+def size_steps_in_tokens(config, phases, family, model_config, world_size: int | None = None,
+                         card_gib: float | None = None):
+    """(config, phases, log lines) of a --tokens_per_step run of `family`'s `model_config`: each phase's micro-batch and
     accumulation (trainer/config/step_size.py); the config's train_batch_size and
     gradient_accumulation_steps become the first phase's (hparams.json, the loader of several
     languages), --phases' batches each phase's micro-batch. The cap of a micro-batch: the
     phase's train_batch_size where given (its own, or the flag), else on CUDA the card's rows
     (trainer/runtime/card.py; `card_gib`: its memory, this rank's card when None), else the
-    flag's default. Unchanged without --tokens_per_step."""
+    flag's default; `world_size`: torchrun's (before the process group exists). Unchanged
+    without --tokens_per_step."""
     if not config.tokens_per_step:
         return config, phases, []
+    world_size = world_size or int(os.environ.get("WORLD_SIZE", "1"))
+    model = family.config_dict(model_config)
     given = "train_batch_size" in config.explicit
     caps = []
     for i, p in enumerate(phases):

@@ -18,7 +18,6 @@ import contextlib
 import functools
 import logging
 import math
-import os
 import time
 from pathlib import Path
 
@@ -58,15 +57,13 @@ class Trainer:
 
     def __init__(self, config):
         started = time.monotonic()   # the --train_budget clock
-        self.config = config
         self.family = family = get_family(config.model_type)
         inputs = check_inputs(config, family, plan_start(config, family))   # trainer/start.py, build.py
         self.start, self.phases, self.languages = inputs.start, inputs.phases, inputs.languages
         self.model_config = self.start.model_config
         config, attention = check_attention(config, family, inputs.all_shards())   # --doc_attention
         # --tokens_per_step: each phase's micro-batch (the card's on CUDA) and accumulation
-        config, self.phases, step_lines = size_steps_in_tokens(
-            config, self.phases, family.config_dict(self.model_config), int(os.environ.get("WORLD_SIZE", "1")))
+        config, self.phases, step_lines = size_steps_in_tokens(config, self.phases, family, self.model_config)
         self.config = config
         # Everything above is checked before any process group exists: all ranks fail alike.
         self.env = env = init_distributed(config.device, force=config.deepspeed)

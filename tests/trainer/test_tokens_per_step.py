@@ -8,11 +8,12 @@ import json
 
 import pytest
 
-from tests.helpers.trainer_cli import base_args, one_error, read_log
+from tests.helpers.trainer_cli import ROOT, base_args, one_error, read_log
 from tests.trainer.conftest import SEQ_LEN, make_shard_dir
 from trainer.build import size_steps_in_tokens
 from trainer.config import load_config
 from trainer.errors import TrainError
+from trainer.models import get_family
 from trainer.plan import RunPhase
 from trainer.run_pretraining import main
 
@@ -99,8 +100,9 @@ def cuda_plan(phase_dirs, modern_config, tmp_path, card_gib, **kw):
                           *[x for k, v in kw.items() for x in (f"--{k}", str(v))]]).replace(device="cuda")
     run = [RunPhase(i, p.input_dir, p.share, seq, seq // 4, config.train_batch_size, None, 1e-3)
            for i, (p, seq) in enumerate(zip(config.phases, (64, 128, 256)))]
-    model = {"hidden_size": 768, "num_hidden_layers": 22, "intermediate_size": 1152, "vocab_size": 32000}
-    return size_steps_in_tokens(config, run, model, world_size=1, card_gib=card_gib)
+    family = get_family("modernbert")
+    base = family.read_config_file(ROOT / "trainer" / "configs" / "modernbert_base.json")
+    return size_steps_in_tokens(config, run, family, base, world_size=1, card_gib=card_gib)
 
 
 def test_on_cuda_the_micro_batch_is_the_cards(phase_dirs, modern_config, tmp_path):
