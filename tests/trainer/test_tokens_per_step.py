@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.helpers.trainer_cli import ROOT, base_args, one_error, read_log
+from tests.helpers.trainer_cli import ROOT, assert_same_run, base_args, one_error, read_log
 from tests.trainer.conftest import SEQ_LEN, make_shard_dir
 from trainer.build import size_steps_in_tokens
 from trainer.config import load_config
@@ -64,6 +64,19 @@ def test_a_step_in_tokens_through_three_phases(phase_dirs, modern_config, tiny_v
     train = {r["step"]: r for r in log if "loss" in r}
     assert len(train) == 6 and all(r["loss"] > 0 for r in train.values())
 
+    # stopped in phase 2 and resumed: the same losses; resumed on "another card" (micro-batches
+    # of 2 rows, accumulation doubled): the same rows a step, so the resume is taken
+    parts, other = tmp_path / "parts", tmp_path / "other"
+    for run, batch in ((parts, 4), (other, 4), (other, 2)):
+        resume = run.exists()
+        assert main(modern(modern_config, run, tiny_vocab, train_batch_size=batch, tokens_per_step=1024,
+                           steps_this_run=None if resume else 4, resume_from_checkpoint=resume)
+                    + ["--phases", str(phases)]) == 0
+    assert main(modern(modern_config, parts, tiny_vocab, train_batch_size=4, tokens_per_step=1024,
+                       resume_from_checkpoint=True) + ["--phases", str(phases)]) == 0
+    assert_same_run(out, parts, 6)
+    assert [r["step"] for r in read_log(other) if "loss" in r] == list(range(1, 7))
+
 
 def test_the_same_losses_as_the_batch_said_in_rows(tiny_shards, tiny_bert_config, tiny_vocab, tmp_path):
     """tokens_per_step = 4 rows x 2 micro-steps x SEQ_LEN is --train_batch_size 4
@@ -103,6 +116,14 @@ def cuda_plan(phase_dirs, modern_config, tmp_path, card_gib, **kw):
     family = get_family("modernbert")
     base = family.read_config_file(ROOT / "trainer" / "configs" / "modernbert_base.json")
     return size_steps_in_tokens(config, run, family, base, world_size=1, card_gib=card_gib)
+
+
+def test_the_config_file_key(tiny_shards, tiny_bert_config, tmp_path):
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"tokens_per_step": 4096, "train_batch_size": 16}))
+    config = load_config(["--config_file", str(cfg), "--model_config", str(tiny_bert_config), "--input_dir",
+                          str(tiny_shards), "--output_dir", str(tmp_path / "o"), "--device", "cpu"])
+    assert config.tokens_per_step == 4096 and config.to_dict()["tokens_per_step"] == 4096
 
 
 def test_on_cuda_the_micro_batch_is_the_cards(phase_dirs, modern_config, tmp_path):
