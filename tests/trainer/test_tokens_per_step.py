@@ -142,3 +142,17 @@ def test_on_cuda_a_card_too_small_for_one_row_is_one_line(phase_dirs, modern_con
     with pytest.raises(TrainError) as err:
         cuda_plan(phase_dirs, modern_config, tmp_path, 2.5, tokens_per_step=262_144)
     assert str(err.value).startswith("phase 1: a micro-batch of one 64-token row does not fit a 2.5 GiB card")
+
+
+def test_the_ranks_are_torchruns(tiny_shards, tiny_bert_config, tmp_path, monkeypatch):
+    """Before the process group exists the world size is torchrun's WORLD_SIZE: two ranks train
+    half the rows a rank for the same tokens a step."""
+    family = get_family("bert")
+    config = load_config(base_args(tiny_shards, tiny_bert_config, tmp_path / "o", tokens_per_step=16 * SEQ_LEN))
+    phase = [RunPhase(0, str(tiny_shards), 1.0, SEQ_LEN, 5, config.train_batch_size, None, 1e-2)]
+    model = family.read_config_file(tiny_bert_config)
+    for ranks, rows in (("1", 16), ("2", 8)):
+        monkeypatch.setenv("WORLD_SIZE", ranks)
+        config_k, (sized,), _ = size_steps_in_tokens(config, phase, family, model)
+        assert (sized.train_batch_size, sized.gradient_accumulation_steps) == (8, rows // 8)
+        assert config_k.train_batch_size * config_k.gradient_accumulation_steps == rows
