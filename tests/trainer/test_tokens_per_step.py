@@ -75,6 +75,11 @@ def test_a_step_in_tokens_through_three_phases(phase_dirs, modern_config, tiny_v
     assert main(modern(modern_config, parts, tiny_vocab, train_batch_size=4, tokens_per_step=1024,
                        resume_from_checkpoint=True) + ["--phases", str(phases)]) == 0
     assert_same_run(out, parts, 6)
+    from trainer.export.cli import main as export
+
+    assert export(["--checkpoint_dir", str(out), "--output", str(tmp_path / "hf")]) == 0
+    card = (tmp_path / "hf" / "README.md").read_text()
+    assert "| 1 | 64 | 1-3 | 4 × 4 |" in card and "| 3 | 256 | 5-6 | 4 × 1 |" in card
     assert [r["step"] for r in read_log(other) if "loss" in r] == list(range(1, 7))
 
 
