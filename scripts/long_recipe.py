@@ -10,7 +10,8 @@ and --train_budget (the shares are of the time): on CPU 128 -> 512 -> 2,048 toke
 0.2 / 0.1, the phases bench_long_context.py measures at an equal budget), on GPUs 128 -> 1,024 ->
 8,192 (0.6 / 0.25 / 0.15, trainer/configs/phases_long.json's shape). The batch a rank shrinks as
 the rows grow, so that a step holds about the same tokens in every phase (32 x 128 = 8 x 512 =
-2 x 2,048 on CPU).
+2 x 2,048 on CPU). On a GPU the step is sized in tokens instead (scripts/pretrain_plan.py), each
+phase's micro-batch the card's.
 """
 from __future__ import annotations
 
@@ -37,13 +38,15 @@ LONG = {
 LOCAL_ROPE_THETA = 10_000.0
 
 
-def phase_list(phases, folders: list[Path], batch_size: int) -> list[dict]:
-    """The --phases list of the recipe, each phase on its encode folder."""
-    return [{"input_dir": str(folder), "share": p.share, "train_batch_size": max(1, batch_size // p.batch_divisor),
+def phase_list(phases, folders: list[Path], batch_size: int | None) -> list[dict]:
+    """The --phases list of the recipe, each phase on its encode folder; without `batch_size`
+    (a GPU's step in tokens) each phase's micro-batch is the card's."""
+    return [{"input_dir": str(folder), "share": p.share,
+             **({"train_batch_size": max(1, batch_size // p.batch_divisor)} if batch_size else {}),
              "global_rope_theta": p.global_rope_theta, "local_rope_theta": LOCAL_ROPE_THETA}
             for p, folder in zip(phases, folders)]
 
 
-def write_phases(path: Path, phases, folders: list[Path], batch_size: int) -> Path:
+def write_phases(path: Path, phases, folders: list[Path], batch_size: int | None) -> Path:
     path.write_text(json.dumps(phase_list(phases, folders, batch_size), indent=1) + "\n", encoding="utf-8")
     return path

@@ -14,7 +14,10 @@ What it runs, each printed before it runs (every step resumes or skips finished 
   4. the modern recipe under torchrun: ModernBERT (CPU: 4 x 256, trainer/configs/modernbert_small.json;
      GPU: ModernBERT-base), MLM only (--no_nsp), dynamic 30% mask-only masking, AdamW,
      warmup-stable-decay, `--train_budget BUDGET`, an eval every 200 steps (the model card's
-     numbers); CPU: gloo, one thread a rank; GPU: one rank a GPU, the trainer's CUDA defaults;
+     numbers); CPU: gloo, one thread a rank, 32 rows a rank a step; GPU: one rank a GPU, the
+     trainer's CUDA defaults, the step in tokens (--tokens_per_step: the rule of
+     scripts/pretrain_plan.py, from the budget, the corpus and the card), each phase's
+     micro-batch the card's;
   5. export (`python -m trainer.export`), held-out masked-LM accuracy against the unigram
      baseline (scripts/heldout_mlm.py), fill-mask on held-out sentences;
   6. the probe (`python -m trainer.finetune --probe`, 3 seeds, against random init) where its
@@ -24,6 +27,9 @@ Into DATA_DIR/LANG (the pipeline), RUNS/LANG_modern (the run, hf/ its export, pr
 heldout_mlm.json). A step that fails or is interrupted says the command that goes on from there
 (`make pretrain ...` under make); --force redoes every step (a stage's earlier run with other
 settings, e.g. another --vocab-size, is refused otherwise); --dump and --lang are checked first.
+--dry-run prints every command with its settings, the phases, each phase's micro-batch and the
+tokens a step, and runs and writes nothing; `--device cuda --gpu-memory 80` plans for a card
+that is not here (scripts/pretrain_plan.py).
 
 With --long (scripts/long_recipe.py) it also encodes the longer rows (CPU: 512 and 2,048 tokens;
 GPU: 1,024 and 8,192) and trains through sequence-length phases ending on the longest rows, the
@@ -45,16 +51,28 @@ if __package__ in (None, "") and str(ROOT) not in sys.path:  # run by path: impo
     sys.path.insert(0, str(ROOT))
 
 from common.flags import HintingParser  # noqa: E402
-from pipeline.core.registry import pipeline_stages  # noqa: E402
 from pipeline.core.runner import FORCE_HINT_ENV  # noqa: E402
 from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
 from pipeline.text.language_settings import word_segmenter  # noqa: E402
-from scripts.commands import DemoError, StepFailed, read_json, run_command, say, shown, torchrun_prefix  # noqa: E402
+from scripts.commands import DemoError, StepFailed, read_json, run_command, say, shown  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
 from scripts.fill_mask import fill_masks, hide_words  # noqa: E402  (light: torch and transformers when called)
 from scripts.heldout_mlm import heldout_accuracy, save_result, summary_line, verdict_lines  # noqa: E402  (torch when called)
 from scripts.long_recipe import LONG, write_phases  # noqa: E402
 from scripts.pretrain_advice import input_problem, probe_estimate, rerun_command  # noqa: E402
+from scripts.pretrain_commands import (  # noqa: E402
+    MODELS,
+    PACKED,
+    TEXT_STAGES,
+    encode,
+    forced,
+    later_stages,
+    pipeline,
+    run_batch,
+    text_stage,
+    train_command,
+)
+from scripts.pretrain_plan import dry_run, step_size  # noqa: E402
 from scripts.vocab_rule import (  # noqa: E402
     MODEL_TYPE,
     body_parameters,
@@ -63,18 +81,8 @@ from scripts.vocab_rule import (  # noqa: E402
     suggest_vocab_size,
 )
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402
+from trainer.runtime.card import card_memory_gib  # noqa: E402  (torch when called, on CUDA)
 from vocab.kinds import MODEL_TYPES, load_tokenizer  # noqa: E402
-
-CONFIGS = ROOT / "trainer" / "configs"
-MODELS = {"cpu": CONFIGS / "modernbert_small.json", "cuda": CONFIGS / "modernbert_base.json"}
-PACKED = {"max_seq": 128, "max_pred": 40, "masked_lm_prob": 0.3, "dupe_factor": 1}
-RECIPE = ["--model_type", "modernbert", "--no_nsp", "--masking", "dynamic", "--mlm_probability",
-          "0.3", "--mask_replace_prob", "1.0", "--random_replace_prob", "0.0", "--optimizer",
-          "adamw", "--lr_schedule", "wsd", "--warmup_proportion", "0.06", "--eval_every", "200",
-          "--eval_max_samples", "2000", "--checkpoint_every", "200", "--keep_checkpoints", "2",
-          "--log_every", "20"]
-LEARNING_RATE = {"cpu": "1e-3", "cuda": "8e-4"}   # bench_recipes.py; docs/training.md for base
-TEXT_STAGES = ("download", "extract", "format", "split", "filter")
 
 
 def pick_device(asked: str) -> tuple[str, int]:
@@ -85,31 +93,14 @@ def pick_device(asked: str) -> tuple[str, int]:
         if torch.cuda.is_available():
             return "cuda", torch.cuda.device_count()
         if asked == "cuda":
-            raise DemoError("--device cuda: no CUDA GPU is visible here (use --device cpu)")
+            raise DemoError("--device cuda: no CUDA GPU is visible here (use --device cpu; to plan for a "
+                            "card that is not here: --dry-run --gpu-memory GiB)")
     return "cpu", max(1, min(4, os.cpu_count() or 1))
 
 
-def pipeline(a, *args) -> list:
-    cmd = [sys.executable, "-m", "pipeline", "--data-dir", a.data_dir, "--lang", a.lang]
-    return cmd + (["--workers", a.workers] if a.workers else []) + [str(x) for x in args]
-
-
 def prepare_text(a) -> None:
-    dump = ["--dump", a.dump] if a.dump else []
     for stage in TEXT_STAGES:
-        run_command(pipeline(a, stage, *(dump if stage == "download" else []), *forced(a)),
-                    f"pipeline {stage}")
-
-
-def forced(a) -> list[str]:
-    return ["--force"] if a.force else []
-
-
-def later_stages() -> list[str]:
-    """What `pipeline run` runs after the text, but the encode (ours is packed): each on its
-    own, so that --force redoes each stage once."""
-    skip = set(TEXT_STAGES) | {"ingest", "dedup", "encode"}   # ingest, dedup: other corpora
-    return [s.name for s in pipeline_stages() if s.name not in skip]
+        run_command(text_stage(a, stage), f"pipeline {stage}")
 
 
 def choose_vocab(a, model: dict) -> int:
@@ -138,18 +129,13 @@ def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: list[
     if end and checkpoint_step(newest) >= end:
         say(f"training: already finished ({end} steps in {out}), not rerun")
         return
-    folders = [ROOT / h for h in hdf5]   # the commands run in ROOT
-    data = (["--phases", write_phases(out / "phases.json", LONG[device], folders, a.batch_size)] if a.long
-            else ["--input_dir", hdf5[0]])
-    cmd = torchrun_prefix(ranks) + [
-        "trainer/run_pretraining.py", "--model_config", model_file, *data,
-        "--vocab_file", vocab, "--output_dir", out, "--train_budget", a.budget,
-        "--learning_rate", LEARNING_RATE[device], "--train_batch_size", a.batch_size,
-        "--resume_from_checkpoint", *RECIPE]
-    env = {}
-    if device == "cpu":
-        cmd += ["--device", "cpu", "--precision", "fp32", "--no-tensorboard"]
-        env["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // ranks))
+    tokens, why = step_size(a, device, ranks, read_json(model_file) or {}, hdf5,
+                            card_memory_gib(0) if device == "cuda" else None)
+    if why:
+        say(why)
+    if a.long:   # the commands run in ROOT
+        write_phases(out / "phases.json", LONG[device], [ROOT / h for h in hdf5], run_batch(a, device))
+    cmd, env = train_command(a, device, ranks, model_file, vocab, hdf5, out, tokens)
     run_command(cmd, "training", env=env)
 
 
@@ -219,7 +205,15 @@ def main(argv=None) -> int:
                    help="the tokenizer `pipeline vocab` trains (bytelevel-bpe: RoBERTa's byte-level BPE)")
     p.add_argument("--model-config", type=Path, default=None,
                    help="a ModernBERT JSON (default: modernbert_small.json on CPU, _base on GPU)")
-    p.add_argument("--batch-size", type=int, default=32, help="per rank (--train_batch_size)")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="per rank (--train_batch_size); default 32 on CPU, on a GPU the card's micro-batch")
+    p.add_argument("--tokens-per-step", type=int, default=None,
+                   help="the trainer's --tokens_per_step; default on a GPU: the rule in docs/training.md "
+                        "(A step in tokens), on CPU none (the batch in rows)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print every command with its phases, micro-batch and tokens a step; run nothing")
+    p.add_argument("--gpu-memory", type=float, default=None, metavar="GiB",
+                   help="with --dry-run --device cuda: plan for a card of this memory (present or not)")
     p.add_argument("--workers", type=int, default=None, help="pipeline worker processes")
     p.add_argument("--long", action="store_true",
                    help="long context: phases 128 -> 512 -> 2,048 tokens (GPU: -> 1,024 -> 8,192), "
@@ -232,7 +226,9 @@ def main(argv=None) -> int:
                         "from step 0")
     argv = sys.argv[1:] if argv is None else [str(x) for x in argv]
     a = p.parse_args(argv)
-    problem = input_problem(a)
+    problem = input_problem(a) or (
+        "--gpu-memory plans for a card in a --dry-run with --device cuda; a run uses the card it has"
+        if a.gpu_memory and not (a.dry_run and a.device == "cuda") else None)
     if problem:
         print(f"Error: {problem}", file=sys.stderr)
         return 1
@@ -240,11 +236,16 @@ def main(argv=None) -> int:
     previous_hint = os.environ.get(FORCE_HINT_ENV)
     os.environ[FORCE_HINT_ENV] = f"to redo it with these settings: {rerun_command(argv, force=True)}"
     try:
-        device, ranks = pick_device(a.device)
+        device, ranks = ("cuda", 1) if a.dry_run and a.gpu_memory and a.device == "cuda" else pick_device(a.device)
         model_file = a.model_config or MODELS[device]
         model = read_json(model_file)
         if model is None:
             raise DemoError(f"--model-config {model_file} is missing or not JSON")
+        if a.dry_run:
+            filtered = (a.data_dir / a.lang / "filtered").is_dir()
+            dry_run(a, device, ranks, model, (a.gpu_memory or card_memory_gib(0)) if device == "cuda" else None,
+                    choose_vocab(a, model) if filtered else a.vocab_size)
+            return 0
         say(f"== [1/5] the corpus: pipeline to filtered/ ({a.data_dir / a.lang})")
         prepare_text(a)
         say("== [2/5] vocab, shards, probe, packed rows")
@@ -256,9 +257,7 @@ def main(argv=None) -> int:
         rows = ([(p.max_seq, p.max_pred) for p in LONG[device]] if a.long
                 else [(PACKED["max_seq"], PACKED["max_pred"])])
         for max_seq, max_pred in rows:
-            run_command(pipeline(a, "encode", "--pack", "--max-seq", max_seq, "--max-pred", max_pred,
-                                 "--masked-lm-prob", PACKED["masked_lm_prob"], "--dupe-factor",
-                                 PACKED["dupe_factor"], *forced(a)), "pipeline encode")
+            run_command(encode(a, max_seq, max_pred), "pipeline encode")
         lang_dir, out = a.data_dir / a.lang, a.runs / f"{a.lang}_modern{'_long' if a.long else ''}"
         spec = load_tokenizer(lang_dir / "vocab")   # its kind names the HDF5 folder (a suffix)
         vocab_lines = spec.size

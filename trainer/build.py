@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import os
 from dataclasses import dataclass
 
 import torch
@@ -24,6 +25,7 @@ from trainer.checkpoint.layout import CheckpointError, resolve_model_file
 from trainer.config.errors import ConfigError
 from trainer.config.languages import parse_alpha_schedule, schedule_steps
 from trainer.config.resolved import resolve_doc_attention
+from trainer.config.step_size import size_steps
 from trainer.data.loader import ShardedTrainData
 from trainer.data.masking import MaskingError, build_masker
 from trainer.data.mixture import MixedTrainData, combined_shards, find_languages
@@ -33,6 +35,7 @@ from trainer.errors import TrainError
 from trainer.extension import extend_start
 from trainer.optim import build_optimizer, build_scheduler
 from trainer.plan import RunPhase, RunPlan
+from trainer.runtime.card import CardError, card_memory_gib, card_rows
 from trainer.runtime.ds_settings import (
     clear_stale_shm_build_lock,
     disable_ds_shm_comm,
@@ -82,7 +85,8 @@ def check_inputs(config, family, start) -> Inputs:
                          "sentence pairs, next-sentence labels all 0): add --no_nsp")
     phase = RunPhase(0, config.input_dir, 1.0, shards.seq_len, shards.max_pred, config.train_batch_size,
                      _rate(config), config.learning_rate, family.rope_thetas(start.model_config),
-                     shards, _masker(config, shards, start.spec), config.eval_batch_size)
+                     shards, _masker(config, shards, start.spec), config.eval_batch_size,
+                     config.gradient_accumulation_steps)
     return Inputs([phase], languages, start, notes)
 
 
@@ -143,8 +147,52 @@ def _check_phases(config, family, start) -> Inputs:
         phases.append(RunPhase(i, p.input_dir, p.share, shards.seq_len, shards.max_pred, batch, rate,
                                p.learning_rate or config.learning_rate, thetas, shards,
                                _masker(phase_config, shards, start.spec),
-                               config.eval_batch_size if "eval_batch_size" in config.explicit else batch))
+                               config.eval_batch_size if "eval_batch_size" in config.explicit else batch,
+                               config.gradient_accumulation_steps))
     return Inputs(phases, [], start, notes)
+
+
+def size_steps_in_tokens(config, phases, family, model_config, world_size: int | None = None,
+                         card_gib: float | None = None):
+    """(config, phases, log lines) of a --tokens_per_step run of `family`'s `model_config`: each phase's micro-batch and
+    accumulation (trainer/config/step_size.py); the config's train_batch_size and
+    gradient_accumulation_steps become the first phase's (hparams.json, the loader of several
+    languages), --phases' batches each phase's micro-batch. The cap of a micro-batch: the
+    phase's train_batch_size where given (its own, or the flag), else on CUDA the card's rows
+    (trainer/runtime/card.py; `card_gib`: its memory, this rank's card when None), else the
+    flag's default; `world_size`: torchrun's (before the process group exists). Unchanged
+    without --tokens_per_step."""
+    if not config.tokens_per_step:
+        return config, phases, []
+    world_size = world_size or int(os.environ.get("WORLD_SIZE", "1"))
+    model = family.config_dict(model_config)
+    given = "train_batch_size" in config.explicit
+    caps = []
+    for i, p in enumerate(phases):
+        own = config.phases[i].train_batch_size if config.phases else None
+        if own or given or config.device != "cuda":
+            caps.append(own or config.train_batch_size)
+            continue
+        if card_gib is None:
+            card_gib = card_memory_gib(int(os.environ.get("LOCAL_RANK", "0")))
+        try:
+            caps.append(card_rows(card_gib, model, p.seq_len))
+        except CardError as exc:
+            raise TrainError(f"phase {i + 1}: {exc}" if len(phases) > 1 else str(exc)) from None
+    sizes = size_steps(config.tokens_per_step, [p.seq_len for p in phases], world_size, caps)
+    explicit_eval = "eval_batch_size" in config.explicit
+    phases = [dataclasses.replace(p, train_batch_size=z.micro, gradient_accumulation_steps=z.accum,
+                                  tokens_per_step=config.tokens_per_step,
+                                  eval_batch_size=config.eval_batch_size if explicit_eval else z.micro)
+              for p, z in zip(phases, sizes)]
+    first = sizes[0]
+    config = config.replace(
+        train_batch_size=first.micro, gradient_accumulation_steps=first.accum,
+        eval_batch_size=config.eval_batch_size if explicit_eval else first.micro,
+        phases=tuple(dataclasses.replace(p, train_batch_size=z.micro) for p, z in zip(config.phases, sizes))
+        if config.phases else None)
+    lines = [z.line(i + 1, p.seq_len, world_size, len(phases)) for i, (p, z) in enumerate(zip(phases, sizes))]
+    return config, phases, lines
 
 
 def check_attention(config, family, shards):

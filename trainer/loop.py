@@ -32,6 +32,7 @@ from trainer.build import (
     describe_languages,
     describe_objective,
     sampling_phases,
+    size_steps_in_tokens,
 )
 from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
 from trainer.checkpoint.layout import DS_TAG, MODEL_CONFIG
@@ -56,18 +57,19 @@ class Trainer:
 
     def __init__(self, config):
         started = time.monotonic()   # the --train_budget clock
-        self.config = config
         self.family = family = get_family(config.model_type)
         inputs = check_inputs(config, family, plan_start(config, family))   # trainer/start.py, build.py
         self.start, self.phases, self.languages = inputs.start, inputs.phases, inputs.languages
         self.model_config = self.start.model_config
         config, attention = check_attention(config, family, inputs.all_shards())   # --doc_attention
+        # --tokens_per_step: each phase's micro-batch (the card's on CUDA) and accumulation
+        config, self.phases, step_lines = size_steps_in_tokens(config, self.phases, family, self.model_config)
         self.config = config
         # Everything above is checked before any process group exists: all ranks fail alike.
         self.env = env = init_distributed(config.device, force=config.deepspeed)
         setup_logging(env.is_main)
         log.info(config.speed_note)
-        for note in inputs.notes + ([attention] if attention else []):
+        for note in inputs.notes + ([attention] if attention else []) + step_lines:
             log.info(note)
         log.info("objective: %s", self.objective())
         self.out = Path(config.output_dir)
@@ -275,8 +277,7 @@ class Trainer:
             mix["phase_plan"] = self.plan.steps()
         write_run_info(self.out, c, self.model_config_record, step=self.step, **mix,
                        world_size=self.env.world_size, precision=c.precision, phase=self.phase,
-                       global_batch_size=phase.train_batch_size * c.gradient_accumulation_steps
-                       * self.env.world_size,
+                       global_batch_size=phase.rows * self.env.world_size,
                        device=str(self.env.device), train_files=len(phase.shards.train),
                        train_samples=sum(s.num_samples for s in phase.shards.train), seq_len=phase.seq_len,
                        max_pred=phase.max_pred, objective=self.objective())
@@ -314,7 +315,7 @@ class Trainer:
                     self.announce_phase(metrics)
                     it = iter(self.data)
                 lr = self.lr
-                loss, mlm, nsp, gnorm = self.train_step(it, config.gradient_accumulation_steps)
+                loss, mlm, nsp, gnorm = self.train_step(it, self.phases[self.phase_index].gradient_accumulation_steps)
                 self.step += 1
                 window += torch.tensor([loss, mlm, nsp], dtype=torch.float64)
                 window_steps += 1
@@ -364,8 +365,7 @@ class Trainer:
         mean = env.all_reduce_mean(window.to(env.device)).cpu() / steps
         record = {"loss": mean[0].item(), "mlm_loss": mean[1].item(), "nsp_loss": mean[2].item(),
                   "lr": lr, "grad_norm": gnorm,
-                  "samples_per_sec": steps * config.gradient_accumulation_steps
-                  * self.phases[self.phase_index].train_batch_size * env.world_size / seconds,
+                  "samples_per_sec": steps * self.phases[self.phase_index].rows * env.world_size / seconds,
                   "epoch": self.data.epoch}
         if self.languages:   # each language's own epoch (a small one repeats more often)
             record.update({f"epoch/{code}": e for code, e in self.data.epochs().items()})

@@ -43,19 +43,30 @@ class RunPhase:
     shards: object = None        # trainer.data.shards.Shards
     masker: object = None        # its dynamic masker, or None
     eval_batch_size: int = 0     # its evaluation's batch (--eval_batch_size, else its own batch)
+    gradient_accumulation_steps: int = 1   # its micro-steps a step (--gradient_accumulation_steps,
+                                           # or from --tokens_per_step: trainer/config/step_size.py)
+    tokens_per_step: int | None = None     # --tokens_per_step: the tokens of its steps (all ranks)
 
     def record(self) -> dict:
         """What hparams.json, train_log.jsonl and the model card say of the phase."""
         return {"phase": self.index + 1, "input_dir": self.input_dir, "share": self.share,
                 "seq_len": self.seq_len, "max_pred": self.max_pred,
                 "train_batch_size": self.train_batch_size, "mlm_probability": self.mlm_probability,
-                "learning_rate": self.learning_rate, **self.thetas}
+                "learning_rate": self.learning_rate, **self.thetas,
+                **({"gradient_accumulation_steps": self.gradient_accumulation_steps,
+                    "tokens_per_step": self.tokens_per_step} if self.tokens_per_step else {})}
+
+    @property
+    def rows(self) -> int:
+        """Rows a rank an optimizer step."""
+        return self.train_batch_size * self.gradient_accumulation_steps
 
     def line(self) -> str:
         """Its settings in words, for the log line at its start."""
         mlm = f"mlm {self.mlm_probability:g}" if self.mlm_probability is not None else "static masks"
         thetas = "".join(f", {THETA_NAMES.get(k, k)} {v:g}" for k, v in self.thetas.items())
-        return (f"seq_len {self.seq_len}, batch {self.train_batch_size} a rank, {mlm}, "
+        accum = f" x {self.gradient_accumulation_steps}" if self.tokens_per_step else ""
+        return (f"seq_len {self.seq_len}, batch {self.train_batch_size}{accum} a rank, {mlm}, "
                 f"lr {self.learning_rate:g}{thetas}; input_dir {self.input_dir}")
 
 
@@ -134,8 +145,12 @@ class RunPlan:
 
     # -- checkpoints -------------------------------------------------------------------------
     def identity(self) -> list[dict]:
-        return [{k: v for k, v in p.record().items() if k not in ("max_pred", "input_dir")}
-                | {"input_dir": str(p.input_dir)} for p in self.phases]
+        """What a resume may not change of the phases. A step in tokens may be split otherwise
+        (another card's micro-batch): its rows a rank a step are what must stay."""
+        return [{k: v for k, v in p.record().items()
+                 if k not in ("max_pred", "input_dir", "gradient_accumulation_steps")}
+                | {"input_dir": str(p.input_dir)} | ({"train_batch_size": p.rows} if p.tokens_per_step else {})
+                for p in self.phases]
 
     def state_dict(self) -> dict:
         return {"starts": list(self.starts), "shape": self.shape.state_dict(), "phased": self.phased,

@@ -44,7 +44,10 @@ Usage:
 
 Every flag is also a key of the JSON --config_file (the command line wins); see --help.
 `--train_batch_size` is per rank and micro-step: the global batch is
-train_batch_size x gradient_accumulation_steps x ranks.
+train_batch_size x gradient_accumulation_steps x ranks. Or size the step in tokens:
+`--tokens_per_step N` (the same N tokens a step in every phase, each phase's micro-batch at most
+--train_batch_size, on CUDA by default the card's, accumulation making up the rest; one log line
+a phase says it; docs/training.md: A step in tokens).
 Writes to output_dir: hparams.json (the resolved config, at the run's first start; each resume
 appends a line to resumes.jsonl), model_config.json, the tokenizer (vocab.txt +
 tokenizer_config.json, or its kind's files), train_log.jsonl, tensorboard/, git_diff.patch (if the checkout is dirty)

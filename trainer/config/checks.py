@@ -51,6 +51,7 @@ def validate(args) -> None:
     _validate_masking(args)
     _validate_recipe(args)
     check_position_flags(args)
+    _validate_tokens_per_step(args)
     if args.deepspeed and not args.deepspeed_config:
         raise ConfigError("--deepspeed needs --deepspeed_config (e.g. trainer/configs/ds_zero1.json)")
 
@@ -108,3 +109,18 @@ def _validate_recipe(args) -> None:
     if args.lr_schedule == "wsd" and args.warmup_proportion + args.decay_proportion > 1.0:
         raise ConfigError(f"--warmup_proportion {args.warmup_proportion} + --decay_proportion "
                           f"{args.decay_proportion} is more than 1")
+
+
+def _validate_tokens_per_step(args) -> None:
+    """--tokens_per_step decides each phase's accumulation (trainer/config/step_size.py)."""
+    n = args.tokens_per_step
+    if n is None:
+        return
+    if n < 1:
+        raise ConfigError(f"--tokens_per_step must be >= 1, got {n}")
+    if "gradient_accumulation_steps" in getattr(args, "explicit", ()):
+        raise ConfigError("--tokens_per_step sets each phase's gradient accumulation: leave out "
+                          f"--gradient_accumulation_steps {args.gradient_accumulation_steps}")
+    if args.deepspeed:
+        raise ConfigError("--tokens_per_step sizes steps per phase, but under --deepspeed its config "
+                          "fixes the batch: give train_batch_size there, or leave out --deepspeed")

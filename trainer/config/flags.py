@@ -116,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--train_batch_size", type=int, default=32, help="per rank, per micro-step")
     g.add_argument("--gradient_accumulation_steps", type=int, default=1,
                    help="micro-steps per optimizer step (gradients all-reduced on the last only)")
+    g.add_argument("--tokens_per_step", type=int, default=None,
+                   help="size each optimizer step in tokens (over all ranks, the same in every phase): "
+                   "each phase's rows a rank from it and its seq_len, the micro-batch at most "
+                   "--train_batch_size (on CUDA, when that is not given: the largest the card takes, "
+                   "trainer/runtime/card.py), gradient accumulation making up the rest "
+                   "(docs/training.md: A step in tokens)")
     g.add_argument("--learning_rate", type=float, default=6e-3, help="peak learning rate")
     g.add_argument("--warmup_proportion", type=float, default=0.01,
                    help="share of max_steps of linear warmup, then polynomial decay to 0")

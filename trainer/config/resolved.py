@@ -61,7 +61,7 @@ class TrainConfig:
                                        # packed rows, None for rows of sentence pairs
     # -- optimisation
     train_batch_size: int              # per rank and micro-step (DeepSpeed's config may set it)
-    gradient_accumulation_steps: int
+    gradient_accumulation_steps: int   # with tokens_per_step: the first phase's (trainer/build.py)
     learning_rate: float
     warmup_proportion: float
     max_steps: int                     # the budget's measured count with --train_budget
@@ -99,6 +99,9 @@ class TrainConfig:
     rope_theta: float | None = None              # RoPE θ of the model config, where given
     global_rope_theta: float | None = None
     local_rope_theta: float | None = None
+    # -- a step in tokens (trainer/config/step_size.py): train_batch_size and
+    # gradient_accumulation_steps become its first phase's, each phase's in hparams' phase_plan
+    tokens_per_step: int | None = None
     # -- what the user set (not defaults) and what was derived
     explicit: tuple[str, ...] = ()
     deepspeed_settings: dict | None = field(default=None)   # handed to deepspeed.initialize

@@ -73,7 +73,9 @@ def phases_section(plan: list[dict], records: list[dict], last_step) -> str:
         theta = ", ".join(f"{k.replace('_rope_theta', '')} {p[k]:g}" for k in
                           ("rope_theta", "global_rope_theta", "local_rope_theta") if p.get(k) is not None)
         masks = f"{p['mlm_probability']:g}" if p.get("mlm_probability") is not None else "static"
-        rows.append(f"| {n} | {p['seq_len']:,} | {steps} | {p['train_batch_size']} | {masks} | "
+        accum = p.get("gradient_accumulation_steps")   # a step in tokens: micro-batch x accumulation
+        batch = f"{p['train_batch_size']} × {accum}" if accum else p["train_batch_size"]
+        rows.append(f"| {n} | {p['seq_len']:,} | {steps} | {batch} | {masks} | "
                     f"{p['learning_rate']:g} | {theta or '-'} | `{p['input_dir']}` |")
     return ("""
 ## Sequence-length phases

@@ -105,7 +105,7 @@ def eval_estimate(step_s: float, phase, config, world_size: int) -> float:
     if not (config.eval_every and phase.shards.test):
         return 0.0
     rows = min(sum(s.num_samples for s in phase.shards.test), config.eval_max_samples)
-    per_step = phase.train_batch_size * config.gradient_accumulation_steps
+    per_step = phase.train_batch_size * phase.gradient_accumulation_steps
     return step_s / 3.0 * math.ceil(rows / world_size) / per_step
 
 
@@ -125,9 +125,9 @@ def plan_budget(config, phases, latest, started: float, model, env, forward):
         pacer = Pacer(budget, started, [1.0] * len(phases), [0.0] * len(phases), shares, every, 0.0,
                       max(1, max_steps // CHECKS), END_RESERVE, replan=False)   # until loaded
         return pacer, None, max_steps
-    accum, timed, evals = config.gradient_accumulation_steps, [], []
+    timed, evals = [], []
     for phase in phases:
-        bs = phase.train_batch_size
+        bs, accum = phase.train_batch_size, phase.gradient_accumulation_steps
         # the same rows on every rank: the timing needs no share of its own
         pool = list(eval_batches(phase.shards.train, bs, 0, 1, bs * accum * (TIMED_STEPS + 1),
                                  unpad=config.unpadded_rows,

@@ -42,7 +42,7 @@ RESUMES = "resumes.jsonl"
 KEPT = (("model_type", "model family", "--model_type"), ("no_nsp", "next-sentence head", "--no_nsp"),
         ("seed", "seed (the data order)", "--seed"),
         ("global_batch_size", "global batch (the samples of each step)",
-         "--train_batch_size and --gradient_accumulation_steps per rank"))
+         "--train_batch_size and --gradient_accumulation_steps per rank (or --tokens_per_step)"))
 
 log = logging.getLogger("trainer")
 
