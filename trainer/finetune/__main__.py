@@ -62,7 +62,7 @@ def output_bytes(args) -> int:
 
     files = args.files
     evaluated = files.get("test") or files.get("validation")
-    size = evaluated.stat().st_size if evaluated is not None and evaluated.is_file() else 0
+    size = evaluated.stat().st_size if isinstance(evaluated, Path) and evaluated.is_file() else 0
     runs = len(args.seeds) * (2 if args.baseline else 1)
     if args.run:
         runs *= max(len(select_checkpoints(list_checkpoints(args.run), args.every)), 1)
@@ -82,6 +82,11 @@ def main(argv=None) -> int:
         return 130
 
 
+def default_length(task: str) -> int:
+    """--max_seq_length's default: 384 pieces for qa (question and a context window), else 128."""
+    return 384 if task == "qa" else 128
+
+
 def log_to_file(args) -> None:
     """The same lines as stderr, appended to OUTPUT_DIR/finetune.log (the start line names it)."""
     path = Path(args.output_dir) / "finetune.log"
@@ -99,18 +104,25 @@ def _run(args) -> int:
     # torch and transformers: loaded after OMP_WAIT_POLICY above is set, and never for --help
     from common.os_errors import DiskSpaceError, check_free_space, os_error_message
     from trainer.export import ExportError
+    from trainer.finetune.hf_datasets import dataset_task
     from trainer.finetune.readers import FinetuneDataError
     from trainer.finetune.runner import finetune_model, finetune_run
     from trainer.finetune.source import quiet_transformers
+    from trainer.finetune.suite import run_suite
     from trainer.finetune.tasks import make_task
 
     quiet_transformers()
     try:
+        if args.suite or args.compare:
+            return run_suite(args, log_to_file)
+        # the data first: bad input leaves nothing in --output_dir, not even the log
+        task = dataset_task(args) if args.dataset else make_task(args.task, args.files, args)
+        if args.max_seq_length is None:
+            args.max_seq_length = default_length(task.name)
         # refuse before the training time is spent, not at the first prediction file, and
         # before anything (the log) is written there
         check_free_space(args.output_dir, output_bytes(args), "the predictions and results")
         log_to_file(args)
-        task = make_task(args.task, args.files, args)
         for note in task.notes:
             logging.getLogger("trainer.finetune").info("note: %s", note)
         if args.run:
