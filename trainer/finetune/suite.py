@@ -24,6 +24,7 @@ from pathlib import Path
 from trainer.finetune.hf_datasets import dataset_task
 from trainer.finetune.readers import FinetuneDataError
 from trainer.finetune.runner import finetune_model
+from trainer.finetune.source import HUB_NAME, hub_model
 from trainer.finetune.suite_table import markdown, result_rows, write_table
 from trainer.finetune.tasks import make_task
 
@@ -130,6 +131,11 @@ def run_suite(args, log_to_file) -> int:
     from trainer.finetune.__main__ import default_length, summary_line
 
     suite, prepared = prepared_tasks(args)
+    for model in args.compare:   # each one there (or fetched) before the first run trains
+        if not Path(model).exists():
+            if not HUB_NAME.fullmatch(str(model)):
+                raise FinetuneDataError(f"--compare {model}: no such folder (and not a Hub name)")
+            hub_model(str(model))
     log_to_file(args)
     out = Path(args.output_dir)
     models = [{"label": str(args.model), "ours": True}] + [{"label": str(m)} for m in args.compare]
