@@ -21,6 +21,7 @@ import logging
 import re
 from pathlib import Path
 
+from common.os_errors import check_free_space
 from trainer.finetune.hf_datasets import dataset_task
 from trainer.finetune.readers import FinetuneDataError
 from trainer.finetune.runner import finetune_model
@@ -107,7 +108,7 @@ def slug(text: str) -> str:
 
 def prepared_tasks(args) -> tuple[str, list[tuple[str, argparse.Namespace, object]]]:
     """(the suite's name, [(task name, its settings, the task)]): every dataset opened and
-    checked before anything trains."""
+    checked before anything trains. A task's folder is its name made safe (slug)."""
     if not args.suite:   # --compare on the command's own task
         task = dataset_task(args) if args.dataset else make_task(args.task, args.files, args)
         name = slug(Path(args.dataset).name + (f"-{args.dataset_config}" if args.dataset_config
@@ -122,7 +123,7 @@ def prepared_tasks(args) -> tuple[str, list[tuple[str, argparse.Namespace, objec
     prepared = []
     for entry in entries:
         ns = entry_args(args, entry, base)
-        prepared.append((slug(entry["name"]), ns, dataset_task(ns)))
+        prepared.append((entry["name"], ns, dataset_task(ns)))
     return suite, prepared
 
 
@@ -136,9 +137,12 @@ def run_suite(args, log_to_file) -> int:
             if not HUB_NAME.fullmatch(str(model)):
                 raise FinetuneDataError(f"--compare {model}: no such folder (and not a Hub name)")
             hub_model(str(model))
-    log_to_file(args)
     out = Path(args.output_dir)
     models = [{"label": str(args.model), "ours": True}] + [{"label": str(m)} for m in args.compare]
+    runs = len(prepared) * len(args.seeds) * (len(models) + (1 if args.baseline else 0))
+    # each run: its predictions (about a test split's text, twice for safety) and its record
+    check_free_space(out, runs * (256 << 10) + (1 << 20), "the suite's predictions and results")
+    log_to_file(args)
     log.info("suite %s: %d task(s) (%s) x %d model(s), seeds %s", suite, len(prepared),
              ", ".join(n for n, _, _ in prepared), len(models), ",".join(map(str, args.seeds)))
     rows = []
@@ -146,7 +150,7 @@ def run_suite(args, log_to_file) -> int:
         if ns.max_seq_length is None:
             ns.max_seq_length = default_length(task.name)
         for i, model in enumerate(models):
-            folder = out / name / ("ours" if i == 0 else slug(model["label"]))
+            folder = out / slug(name) / ("ours" if i == 0 else slug(model["label"]))
             variants = ("pretrained", "random_init") if i == 0 and args.baseline else ("pretrained",)
             results = finetune_model(model["label"], task, ns, folder, variants=variants)
             log.info("%s, %s: %s", name, model["label"], summary_line(results))
