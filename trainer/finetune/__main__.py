@@ -6,12 +6,19 @@
         [--batch_size N] [--max_seq_length N] [--max_train_examples N]
     python -m trainer.finetune --model PATH --probe DATA_DIR/LANG --output_dir O ...
     python -m trainer.finetune --run RUN_DIR --every N --probe DATA_DIR/LANG --output_dir O ...
+    python -m trainer.finetune --model PATH --dataset NAME_OR_DIR [--dataset_config CFG] \
+        [--train_split S] [--validation_split S] [--test_split S] --output_dir O ...
+    python -m trainer.finetune --model PATH --suite LANG_OR_FILE [--compare MODEL ...] --output_dir O ...
 
 PATH is an exported Hugging Face folder, a trainer --output_dir (its newest complete
 checkpoint) or one checkpoints/ckpt_* dir. --probe fine-tunes on the tagging task that
 `pipeline probe` built from the dump's own links. --baseline random-init trains the same
 architecture from random weights with the same settings: the reference that says whether
-pretraining helped. O/results.json holds task, metric, and pretrained / random_init each with
+pretraining helped. --dataset reads any dataset `datasets` opens (a Hub name, a folder in the
+Hub's layout, a save_to_disk folder), its task and columns found from its features; --suite
+runs a language's benchmarks (trainer/finetune/suites.json) or a suite FILE, with --compare's
+models fine-tuned the same way, into one table (O/suite.md, O/suite.json).
+O/results.json holds task, metric, and pretrained / random_init each with
 mean, sd and one score per seed (on the test file; the validation file where there is none);
 O/predictions/ the predictions of each seed; O/runs/ one record per finished seed, so an
 interrupted run resumes (Ctrl-C is one line saying so). It starts with a line saying what it

@@ -188,8 +188,9 @@ def parse(argv=None):
         parser.error("give --model PATH, or --run RUN_DIR to follow a run's checkpoints")
     if args.every != 1 and not args.run:
         parser.error("--every goes with --run RUN_DIR")
-    if args.compare and args.run:
-        parser.error("--compare goes with --model (the models are fine-tuned side by side)")
+    if (args.compare or args.suite) and args.run:
+        parser.error("--suite and --compare go with --model (the models are fine-tuned side by "
+                     "side), not --run")
     args.files = resolve_files(args, parser)
     if args.max_seq_length is None and args.task is not None:
         args.max_seq_length = 384 if args.task == "qa" else 128
