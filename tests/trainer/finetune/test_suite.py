@@ -130,3 +130,18 @@ def test_a_suite_with_compare_writes_one_table_that_the_card_and_the_report_show
     html = "".join(sec.parts)
     assert "Suite toy" in html and "toy-ner" in html and "random init" in html
     assert f"{ner['mean']:.3f} ± {ner['sd']:.3f}" in html
+
+
+@pytest.mark.slow
+def test_compare_without_a_suite_compares_on_the_commands_own_dataset(suite_dir, tmp_path, capsys):
+    out = tmp_path / "cmp"
+    other = suite_dir / "other" / "hf"
+    assert main(list(map(str, ["--model", suite_dir / "hf", "--dataset", suite_dir / "ner",
+                               "--dataset_config", "hu", "--compare", other, "--output_dir", out,
+                               "--epochs", "1", "--device", "cpu"]))) == 0
+    table = json.loads((out / "suite.json").read_text())
+    assert table["suite"] == "ner-hu"
+    assert [(r["name"], r["model"], r["variant"]) for r in table["rows"]] == [
+        ("ner-hu", str(suite_dir / "hf"), "pretrained"), ("ner-hu", str(other), "pretrained")]
+    assert (out / "ner-hu" / "ours" / "results.json").is_file()
+    assert json.loads((out / "ner-hu" / "ours" / "results.json").read_text())["dataset"]["config"] == "hu"
