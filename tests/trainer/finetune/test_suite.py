@@ -56,6 +56,12 @@ def test_a_suite_file_is_checked(tmp_path):
 @pytest.fixture(scope="module")
 def suite_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("suite")
+    with pytest.MonkeyPatch.context() as mp:   # a private HF cache here too (module scope)
+        offline_hf(mp, root)
+        return _suite_dir(root)
+
+
+def _suite_dir(root):
     make_model_dir(root)
     (root / "other").mkdir()
     make_model_dir(root / "other", seed=7)
