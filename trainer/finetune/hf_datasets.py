@@ -34,8 +34,11 @@ def _is_saved(path: Path) -> bool:
 def open_dataset(name: str, config: str | None = None, revision: str | None = None):
     """A DatasetDict (or Dataset) for `name`: a save_to_disk folder, a local folder or a Hub
     name (from the cache when offline; `revision` a branch such as refs/convert/parquet)."""
-    import datasets
-
+    try:
+        import datasets
+    except ImportError:   # an install without the finetune extra's datasets
+        raise FinetuneDataError("--dataset needs the datasets package: pip install "
+                                "'wiki2bert[finetune]' (or pip install datasets)") from None
     datasets.disable_progress_bars()    # one line per seed, not a bar per split and file
     path = Path(name).expanduser()
     what = f"--dataset {name}" + (f" --dataset_config {config}" if config else "")
