@@ -1,7 +1,7 @@
 """A benchmark suite's table in the report's downstream section: every task's score for every
 model, as `python -m trainer.finetune --suite` writes it to OUTPUT_DIR/suite.json.
 
-Its contract (trainer/finetune/suite_table.py writes it):
+Its contract (common/suite_table.py writes it):
 
     {"suite": "hu", "seeds": [1, 2, 3],
      "models": [{"label": "runs/hu_p1", "ours": true}, {"label": "bert-base-multilingual-cased"}],

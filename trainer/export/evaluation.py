@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from trainer.finetune.suite_table import markdown, result_rows
+from common.suite_table import markdown, result_rows
 
 NAMES = ("suite.json", "results.json")
 

@@ -44,22 +44,6 @@ from common.interrupt import say_interrupted
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
-def summary_line(results: dict) -> str:
-    metric = results["metric"]
-    parts = []
-    for variant, name in (("pretrained", "pretrained"), ("random_init", "random init")):
-        if variant in results:
-            r = results[variant]
-            parts.append(f"{name} {r['mean']:.4f} ± {r['sd']:.4f}")
-    examples = results["data"]["examples"]
-    split = results["evaluated_on"]
-    cut = sum(results["data"].get("windowed", {}).values())
-    trunc = sum(results["data"].get("truncated", {}).values())
-    return (f"{results['task']} {metric} on {split} ({examples.get(split, 0):,} examples, "
-            f"{len(results['seeds'])} seed(s); in all splits {cut} split into windows, {trunc} cut): "
-            + ", ".join(parts) + f" [{results['seconds']:.0f} s]")
-
-
 def output_bytes(args) -> int:
     """What --output_dir receives, over: each (variant, seed, checkpoint)'s predictions (about
     the evaluated file's size, twice for safety), the seed records and results.json."""
@@ -89,11 +73,6 @@ def main(argv=None) -> int:
         return 130
 
 
-def default_length(task: str) -> int:
-    """--max_seq_length's default: 384 pieces for qa (question and a context window), else 128."""
-    return 384 if task == "qa" else 128
-
-
 def log_to_file(args) -> None:
     """The same lines as stderr, appended to OUTPUT_DIR/finetune.log (the start line names it)."""
     path = Path(args.output_dir) / "finetune.log"
@@ -112,6 +91,7 @@ def _run(args) -> int:
     from common.os_errors import DiskSpaceError, check_free_space, os_error_message
     from trainer.export import ExportError
     from trainer.finetune.hf_datasets import dataset_task
+    from trainer.finetune.plan import default_length, summary_line
     from trainer.finetune.readers import FinetuneDataError
     from trainer.finetune.runner import finetune_model, finetune_run
     from trainer.finetune.source import quiet_transformers

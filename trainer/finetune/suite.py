@@ -11,7 +11,7 @@ is a user's own: {"name": "...", "tasks": [{"name", "dataset", "config"?, "revis
 the command's own task. Every dataset is opened and checked before anything is trained (and
 before anything is written in --output_dir); then each task trains every model over the seeds
 into OUTPUT_DIR/TASK/MODEL/ (results.json as a single run writes it, resumable), and
-OUTPUT_DIR/suite.json and suite.md hold the table (trainer/finetune/suite_table.py).
+OUTPUT_DIR/suite.json and suite.md hold the table (common/suite_table.py).
 """
 from __future__ import annotations
 
@@ -22,11 +22,12 @@ import re
 from pathlib import Path
 
 from common.os_errors import check_free_space
+from common.suite_table import markdown, result_rows, write_table
 from trainer.finetune.hf_datasets import dataset_task
+from trainer.finetune.plan import default_length, summary_line
 from trainer.finetune.readers import FinetuneDataError
 from trainer.finetune.runner import finetune_model
 from trainer.finetune.source import HUB_NAME, hub_model
-from trainer.finetune.suite_table import markdown, result_rows, write_table
 from trainer.finetune.tasks import make_task
 
 log = logging.getLogger("trainer.finetune")
@@ -129,8 +130,6 @@ def prepared_tasks(args) -> tuple[str, list[tuple[str, argparse.Namespace, objec
 
 def run_suite(args, log_to_file) -> int:
     """Fine-tune --model (and --compare's models) on every task; write the table."""
-    from trainer.finetune.__main__ import default_length, summary_line
-
     suite, prepared = prepared_tasks(args)
     for model in args.compare:   # each one there (or fetched) before the first run trains
         if not Path(model).exists():

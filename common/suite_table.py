@@ -1,6 +1,7 @@
-"""The suite's one table: every task's score for every model, as JSON and markdown.
+"""The suite's one table: every task's score for every model, as JSON and markdown. Here in
+common/ because two rooms share it: trainer/finetune writes it, trainer/export's card shows it.
 
-    rows = result_rows(results, name="wikiann-hu", label="runs/hu_p1", ours=True)
+    rows = result_rows(results, name="wikiann-hu", label="runs/hu_p1", path="wikiann-hu/ours/results.json")
     table = {"suite": "hu", "seeds": [1, 2, 3], "models": [...], "rows": rows}
     write_table(output_dir, table)          # OUTPUT_DIR/suite.json and suite.md, atomically
     print(markdown(table))
