@@ -3,7 +3,8 @@ several seeds, with their spread), beside the same architecture trained from ran
 
 Reads results.json as the fine-tuning CLI (trainer/finetune) writes it: RUN_DIR/downstream/
 results.json for each `--run RUN_DIR`, and the files (or folders holding one) given with
-`--downstream`. Its contract:
+`--downstream` (a benchmark suite's suite.json, or a folder holding one, is shown as its table:
+pipeline/report/suite.py). Its contract:
 
     {"task": "ner", "metric": "entity_f1", "probe": "data/uk", "run": "runs/uk_p1",
      "seeds": [1, 2, 3],
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from .figures import score_chart
 from .page import Section, esc, num, table
+from .suite import SUITE, suite_block
 
 RESULTS = "results.json"      # written by the fine-tuning CLI
 DOWNSTREAM = "downstream"     # its default folder inside a trainer output dir
@@ -108,9 +110,11 @@ def read_results(path: Path) -> Results:
 
 
 def _in_folder(folder: Path) -> list[Path]:
-    """FOLDER/results.json, else the results.json of its sub-folders (one per task)."""
-    if (folder / RESULTS).is_file():
-        return [folder / RESULTS]
+    """FOLDER/results.json, a suite's FOLDER/suite.json (its table stands for the results of
+    its sub-folders), else the results.json of its sub-folders (one per task)."""
+    for name in (RESULTS, SUITE):
+        if (folder / name).is_file():
+            return [folder / name]
     return sorted(p for p in folder.glob(f"*/{RESULTS}") if p.is_file())
 
 
@@ -179,6 +183,9 @@ def downstream_section(runs=(), extra=()) -> Section:
                  f"{RESULTS} (the fine-tuning CLI writes it); `--downstream FILE_OR_DIR` (repeatable) "
                  "adds others.")
     for path in files:
+        if path.name == SUITE:
+            suite_block(sec, path)
+            continue
         try:
             res = read_results(path)
         except ResultsError as exc:

@@ -10,7 +10,8 @@ Reads the finished stages' manifests under DATA_DIR/LANG/ and bounded samples of
 (it never changes them) and writes DATA_DIR/LANG/report.html: self-contained (pictures inline,
 no network), sections with stable ids: funnel, rejections, quality, vocab, hdf5, training,
 downstream (the probe scores of a run's checkpoints after fine-tuning: RUN_DIR/downstream/
-results.json, as the fine-tuning CLI writes it, and the results.json given with --downstream).
+results.json, as the fine-tuning CLI writes it, and the results.json given with --downstream;
+a benchmark suite's folder or suite.json, `trainer.finetune --suite`'s, is shown as its table).
 Where a stage lost an unusual share of its input, the page (and this command) says so in red.
 `pipeline run` ends with this stage. The page is rewritten each time (it takes seconds), with
 the runs and results an earlier report of the same page showed (recorded in the page;
@@ -68,8 +69,8 @@ def write_report_stage(data_dir="data", lang="hu", runs=(), output=None, downstr
               help="A trainer --output_dir whose curves (and downstream/results.json) to show; "
                    "repeat for several.")
 @click.option("--downstream", multiple=True, type=click.Path(path_type=Path),
-              help="A fine-tuning results.json, or the folder holding it, to show beside the "
-                   "runs' own; repeat for several.")
+              help="A fine-tuning results.json or a suite's suite.json (its table), or the "
+                   "folder holding it, to show beside the runs' own; repeat for several.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The HTML file [default: DATA_DIR/LANG/report.html].")
 @click.option("--forget-runs", is_flag=True,

@@ -1,5 +1,6 @@
 """A results.json as the fine-tuning CLI writes it (the contract pipeline/report/downstream.py
-reads), written by hand for the report's tests."""
+reads), written by hand for the report's tests; SUITE: a suite.json (--suite's table: ours, its
+random init and one compared model on one task), for the card's and the report's tests."""
 from __future__ import annotations
 
 import json
@@ -27,3 +28,15 @@ def write_results(path: Path, drop=(), **changes) -> Path:
     data = {k: v for k, v in RESULTS.items() if k not in drop} | changes
     path.write_text(json.dumps(data, indent=1), encoding="utf-8")
     return path
+
+
+SUITE = {"suite": "hu", "seeds": [1, 2, 3],
+         "models": [{"label": "runs/hu_p1", "ours": True}, {"label": "bert-base-multilingual-cased"}],
+         "rows": [{"name": "wikiann-hu", "task": "ner", "dataset": "unimelb-nlp/wikiann", "config": "hu",
+                   "split": "test", "metric": "entity_f1", "model": "runs/hu_p1", "variant": v,
+                   "mean": m, "sd": 0.01, "scores": [m] * 3, "seeds": [1, 2, 3], "results": "x"}
+                  for v, m in (("pretrained", 0.812), ("random_init", 0.403))]
+         + [{"name": "wikiann-hu", "task": "ner", "dataset": "unimelb-nlp/wikiann", "config": "hu",
+             "split": "test", "metric": "entity_f1", "model": "bert-base-multilingual-cased",
+             "variant": "pretrained", "mean": 0.855, "sd": 0.02, "scores": [0.855] * 3,
+             "seeds": [1, 2, 3], "results": "y"}]}

@@ -176,7 +176,9 @@ def context_row(records: list[dict]) -> str:
             f"({ev['eval_context_tokens']:,} tokens, step {ev['step']}) |")
 
 
-def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, family) -> str:
+def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, family,
+               evaluation: str = "") -> str:
+    """The README.md; `evaluation`: the Evaluation section (trainer/export/evaluation.py)."""
     hp = _json(run_dir / "hparams.json") if run_dir else {}
     meta = _json(ckpt / "meta.json")
     plan = hp.get("phase_plan") or []
@@ -252,7 +254,7 @@ trained with wiki2bert on the {wikipedia}.
 | final training loss | {losses} |
 | last evaluation | {evals} |{context_row(_records(run_dir))}
 | exported | {time.strftime('%Y-%m-%d')} from `{ckpt.name}` |
-{languages_section(hp, ev, corpora) if corpora else ""}{phases}
+{languages_section(hp, ev, corpora) if corpora else ""}{phases}{evaluation}
 ## How to load it
 
 ```python

@@ -1,7 +1,8 @@
 """Export a training checkpoint as a Hugging Face model folder.
 
 Usage:
-    python -m trainer.export --checkpoint_dir OUTPUT_DIR --output HF_DIR [--vocab_file V]
+    python -m trainer.export --checkpoint_dir OUTPUT_DIR --output HF_DIR [--vocab_file V] \
+        [--evaluation FINETUNE_OUTPUT_DIR]
 
 The folder holds transformers' own class of the run's model family (BertForPreTraining,
 ModernBertForMaskedLM, ...), its tokenizer files and a model card (trainer/export/hf.py), so that
@@ -9,7 +10,9 @@ ModernBertForMaskedLM, ...), its tokenizer files and a model card (trainer/expor
     transformers.AutoModelForMaskedLM.from_pretrained(HF_DIR)
     transformers.AutoTokenizer.from_pretrained(HF_DIR)
 
-load it with the trainer's outputs. Bad input is one `Error:` line and exit status 1.
+load it with the trainer's outputs. The card's Evaluation section shows the fine-tuning results
+of `python -m trainer.finetune` (a suite's table; --evaluation, else OUTPUT_DIR/downstream/).
+Bad input is one `Error:` line and exit status 1.
 """
 from __future__ import annotations
 
@@ -31,9 +34,14 @@ def main(argv=None) -> int:
     parser.add_argument("--output", required=True, help="folder to write (created if needed)")
     parser.add_argument("--vocab_file", default=None,
                         help="vocab.txt or its folder (default: the run dir's vocab.txt)")
+    parser.add_argument("--evaluation", default=None,
+                        help="fine-tuning results for the card's Evaluation section: python -m "
+                             "trainer.finetune's --output_dir, its suite.json or a results.json "
+                             "(default: the run dir's downstream/ results, if any)")
     args = parser.parse_args(argv)
     try:
-        ckpt = export(args.checkpoint_dir, args.output, args.vocab_file)
+        ckpt = export(args.checkpoint_dir, args.output, args.vocab_file,
+                      evaluation=args.evaluation)
     except ValueError as e:   # ExportError, VocabError, bad config, too small a disk: one line
         print(f"Error: {e}", file=sys.stderr)
         return 1

@@ -17,6 +17,7 @@ weights and the trainer's outputs.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -33,10 +34,13 @@ from trainer.checkpoint.layout import (
     model_config_file,
 )
 from trainer.export.card import model_card
+from trainer.export.evaluation import evaluation_section, find_evaluation
 from trainer.models import get_family
 from trainer.models.family import ModelFileError
 from vocab.core.layout import VocabError
 from vocab.kinds import load_tokenizer
+
+log = logging.getLogger(__name__)
 
 # Prefixes wrappers add to parameter names (DDP, torch.compile).
 WRAPPER_PREFIXES = ("module.", "_orig_mod.")
@@ -122,10 +126,21 @@ def export_bytes(weights: dict, vocab_size_bytes: int) -> int:
     return tensors + 2 * vocab_size_bytes + (256 << 10)
 
 
-def export(checkpoint_dir, output, vocab_file=None, where: str = "--output") -> Path:
+def export(checkpoint_dir, output, vocab_file=None, where: str = "--output",
+           evaluation=None) -> Path:
     """Write HF_DIR from a checkpoint (see module docstring); returns the checkpoint used.
-    Refused before writing when the disk of HF_DIR (`where` names the flag) is too small."""
+    Refused before writing when the disk of HF_DIR (`where` names the flag) is too small.
+    `evaluation`: fine-tuning results for the card (trainer/export/evaluation.py; default the
+    run's downstream/ results)."""
     ckpt, run_dir = find_checkpoint(checkpoint_dir)
+    try:   # read before anything is written: a bad file is refused whole
+        evaluation_text = evaluation_section(find_evaluation(run_dir, evaluation))
+    except ValueError as e:
+        if evaluation is not None:
+            raise ExportError(str(e)) from None
+        # the run's own downstream/ results are a bonus: never a reason to refuse an export
+        log.warning("model card without an Evaluation section: %s", e)
+        evaluation_text = ""
     try:   # the run's tokenizer, saved in its output_dir by its kind (vocab/kinds)
         spec = load_tokenizer(vocab_file if vocab_file is not None else run_dir or ckpt)
     except VocabError as e:
@@ -159,7 +174,8 @@ def export(checkpoint_dir, output, vocab_file=None, where: str = "--output") -> 
             n_params = family.export(weights, config, spec, tmp, export_class=meta.get("export_class"))
         except ModelFileError as e:
             raise ExportError(f"{ckpt / 'model.pt'}: {e}") from None
-        (tmp / "README.md").write_text(model_card(run_dir, ckpt, config, spec, n_params, family),
+        (tmp / "README.md").write_text(model_card(run_dir, ckpt, config, spec, n_params, family,
+                                                  evaluation_text),
                                        encoding="utf-8")
         # Files move in one by one with os.replace: readers see old or new files, never halves;
         # each with the umask's mode, as a file the user writes (safetensors writes 0600).

@@ -6,12 +6,19 @@
         [--batch_size N] [--max_seq_length N] [--max_train_examples N]
     python -m trainer.finetune --model PATH --probe DATA_DIR/LANG --output_dir O ...
     python -m trainer.finetune --run RUN_DIR --every N --probe DATA_DIR/LANG --output_dir O ...
+    python -m trainer.finetune --model PATH --dataset NAME_OR_DIR [--dataset_config CFG] \
+        [--train_split S] [--validation_split S] [--test_split S] --output_dir O ...
+    python -m trainer.finetune --model PATH --suite LANG_OR_FILE [--compare MODEL ...] --output_dir O ...
 
 PATH is an exported Hugging Face folder, a trainer --output_dir (its newest complete
 checkpoint) or one checkpoints/ckpt_* dir. --probe fine-tunes on the tagging task that
 `pipeline probe` built from the dump's own links. --baseline random-init trains the same
 architecture from random weights with the same settings: the reference that says whether
-pretraining helped. O/results.json holds task, metric, and pretrained / random_init each with
+pretraining helped. --dataset reads any dataset `datasets` opens (a Hub name, a folder in the
+Hub's layout, a save_to_disk folder), its task and columns found from its features; --suite
+runs a language's benchmarks (trainer/finetune/suites.json) or a suite FILE, with --compare's
+models fine-tuned the same way, into one table (O/suite.md, O/suite.json).
+O/results.json holds task, metric, and pretrained / random_init each with
 mean, sd and one score per seed (on the test file; the validation file where there is none);
 O/predictions/ the predictions of each seed; O/runs/ one record per finished seed, so an
 interrupted run resumes (Ctrl-C is one line saying so). It starts with a line saying what it
@@ -37,22 +44,6 @@ from common.interrupt import say_interrupted
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
-def summary_line(results: dict) -> str:
-    metric = results["metric"]
-    parts = []
-    for variant, name in (("pretrained", "pretrained"), ("random_init", "random init")):
-        if variant in results:
-            r = results[variant]
-            parts.append(f"{name} {r['mean']:.4f} ± {r['sd']:.4f}")
-    examples = results["data"]["examples"]
-    split = results["evaluated_on"]
-    cut = sum(results["data"].get("windowed", {}).values())
-    trunc = sum(results["data"].get("truncated", {}).values())
-    return (f"{results['task']} {metric} on {split} ({examples.get(split, 0):,} examples, "
-            f"{len(results['seeds'])} seed(s); in all splits {cut} split into windows, {trunc} cut): "
-            + ", ".join(parts) + f" [{results['seconds']:.0f} s]")
-
-
 def output_bytes(args) -> int:
     """What --output_dir receives, over: each (variant, seed, checkpoint)'s predictions (about
     the evaluated file's size, twice for safety), the seed records and results.json."""
@@ -62,7 +53,7 @@ def output_bytes(args) -> int:
 
     files = args.files
     evaluated = files.get("test") or files.get("validation")
-    size = evaluated.stat().st_size if evaluated is not None and evaluated.is_file() else 0
+    size = evaluated.stat().st_size if isinstance(evaluated, Path) and evaluated.is_file() else 0
     runs = len(args.seeds) * (2 if args.baseline else 1)
     if args.run:
         runs *= max(len(select_checkpoints(list_checkpoints(args.run), args.every)), 1)
@@ -99,18 +90,26 @@ def _run(args) -> int:
     # torch and transformers: loaded after OMP_WAIT_POLICY above is set, and never for --help
     from common.os_errors import DiskSpaceError, check_free_space, os_error_message
     from trainer.export import ExportError
+    from trainer.finetune.hf_datasets import dataset_task
+    from trainer.finetune.plan import default_length, summary_line
     from trainer.finetune.readers import FinetuneDataError
     from trainer.finetune.runner import finetune_model, finetune_run
     from trainer.finetune.source import quiet_transformers
+    from trainer.finetune.suite import run_suite
     from trainer.finetune.tasks import make_task
 
     quiet_transformers()
     try:
+        if args.suite or args.compare:
+            return run_suite(args, log_to_file)
+        # the data first: bad input leaves nothing in --output_dir, not even the log
+        task = dataset_task(args) if args.dataset else make_task(args.task, args.files, args)
+        if args.max_seq_length is None:
+            args.max_seq_length = default_length(task.name)
         # refuse before the training time is spent, not at the first prediction file, and
         # before anything (the log) is written there
         check_free_space(args.output_dir, output_bytes(args), "the predictions and results")
         log_to_file(args)
-        task = make_task(args.task, args.files, args)
         for note in task.notes:
             logging.getLogger("trainer.finetune").info("note: %s", note)
         if args.run:

@@ -73,6 +73,21 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--test_probe", help="with --probe: test on this DATA_DIR/LANG's probe instead "
                       "(cross-lingual transfer: fine-tuned on one language's probe, tested on "
                       "another's; the model must read both languages)")
+    data.add_argument("--dataset", help="a dataset that `datasets` opens: a Hub name (e.g. "
+                      "unimelb-nlp/wikiann), a folder with a README card and data/, or a "
+                      "save_to_disk folder; the task and columns are found from its features")
+    data.add_argument("--dataset_config", default=None,
+                      help="with --dataset: its configuration, e.g. hu for WikiANN, hu_szeged for UD")
+    for part in ("train", "validation", "test"):
+        data.add_argument(f"--{part}_split", default=None,
+                          help=f"with --dataset: the split to use as {part} (default {part}"
+                               + ("; none where the dataset has none)" if part == "test" else ")"))
+    data.add_argument("--suite", help="a language code (suites.json: e.g. hu runs WikiANN hu and "
+                      "UD hu_szeged UPOS) or a suite FILE (JSON): every task over the seeds, one "
+                      "table in OUTPUT_DIR/suite.md and suite.json")
+    data.add_argument("--compare", nargs="+", metavar="MODEL", default=(),
+                      help="other models (a Hub name or a folder) fine-tuned with the same recipe, "
+                           "rows and seeds, beside --model in the suite's table")
     data.add_argument("--train_file", help="training data (CoNLL, CoNLL-U, CSV/TSV/JSONL, SQuAD JSON)")
     data.add_argument("--validation_file", help="development data, same format")
     data.add_argument("--test_file", help="test data; scores are reported on it "
@@ -82,10 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--tag_column", default=None, help="ner/pos: the tag column, a CoNLL-U "
                       "name (upos, xpos, deprel...) or a 0-based index (default: upos; last column "
                       "of a CoNLL file)")
-    data.add_argument("--text_column", default="text", help="classify: text column (default text)")
+    data.add_argument("--text_column", default=None,
+                      help="classify: text column (default text; with --dataset found from the features)")
     data.add_argument("--text_pair_column", default=None,
                       help="classify: second text column, for pairs (default: single texts)")
-    data.add_argument("--label_column", default="label", help="classify: label column (default label)")
+    data.add_argument("--label_column", default=None,
+                      help="classify: label column (default label; with --dataset found from the features)")
     data.add_argument("--language", default=None, help="qa: the data's language code; "
                       "'en' selects the official SQuAD answer normaliser")
     data.add_argument("--answer_normalizer", choices=("squad", "language-neutral"), default=None,
@@ -120,7 +137,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def resolve_files(args, parser) -> dict[str, Path | None]:
-    """{"train", "validation", "test"} paths from --probe or the --*_file options."""
+    """{"train", "validation", "test"} paths from --probe or the --*_file options ({} for
+    --dataset and --suite, read later)."""
+    given = [flag for flag, on in (("--probe", args.probe), ("--dataset", args.dataset),
+                                   ("--suite", args.suite), ("--train_file", args.train_file))
+             if on]
+    if len(given) > 1:
+        parser.error(f"give one of {', '.join(given)}, not several")
+    if args.dataset or args.suite:
+        if args.validation_file or args.test_file:
+            parser.error("--validation_file/--test_file go with --train_file, not with "
+                         f"{given[0]} (name its splits with --validation_split/--test_split)")
+        if args.suite and (args.task or args.dataset_config):
+            parser.error("--suite says each task's dataset and task: leave --task and "
+                         "--dataset_config out")
+        return {}
+    if args.dataset_config or args.train_split or args.validation_split or args.test_split:
+        parser.error("--dataset_config and --*_split go with --dataset")
     if args.probe:
         if args.task not in (None, "ner"):
             parser.error("--probe is a ner task: leave --task out or give --task ner")
@@ -155,7 +188,10 @@ def parse(argv=None):
         parser.error("give --model PATH, or --run RUN_DIR to follow a run's checkpoints")
     if args.every != 1 and not args.run:
         parser.error("--every goes with --run RUN_DIR")
+    if (args.compare or args.suite) and args.run:
+        parser.error("--suite and --compare go with --model (the models are fine-tuned side by "
+                     "side), not --run")
     args.files = resolve_files(args, parser)
-    if args.max_seq_length is None:
+    if args.max_seq_length is None and args.task is not None:
         args.max_seq_length = 384 if args.task == "qa" else 128
     return args

@@ -7,6 +7,7 @@ Usage:
     rows = limited_rows(feats.rows, limit)         # the same subset for every seed and variant
     log.info(start_line(task, model, args, variants, counts, limit, device, n_rates))
     plan = Plan(total=6); plan.trained(41.2, "pretrained seed 1 ...: entity_f1 0.61 ...")
+    print(summary_line(results))                   # the closing line: mean ± sd of each variant
 """
 from __future__ import annotations
 
@@ -86,3 +87,24 @@ class Plan:
         eta = eta_text(self.trained_runs, self.trained_runs + left, self.trained_seconds)
         self._say(f"[{self.done}/{self.total}] {text} in {duration(seconds)}"
                   + (f"; {eta}" if eta else ""))
+
+
+def default_length(task: str) -> int:
+    """--max_seq_length's default: 384 pieces for qa (question and a context window), else 128."""
+    return 384 if task == "qa" else 128
+
+
+def summary_line(results: dict) -> str:
+    metric = results["metric"]
+    parts = []
+    for variant, name in (("pretrained", "pretrained"), ("random_init", "random init")):
+        if variant in results:
+            r = results[variant]
+            parts.append(f"{name} {r['mean']:.4f} ± {r['sd']:.4f}")
+    examples = results["data"]["examples"]
+    split = results["evaluated_on"]
+    cut = sum(results["data"].get("windowed", {}).values())
+    trunc = sum(results["data"].get("truncated", {}).values())
+    return (f"{results['task']} {metric} on {split} ({examples.get(split, 0):,} examples, "
+            f"{len(results['seeds'])} seed(s); in all splits {cut} split into windows, {trunc} cut): "
+            + ", ".join(parts) + f" [{results['seconds']:.0f} s]")

@@ -91,10 +91,12 @@ def finetune_model(model: str | Path, task, args, output_dir: Path, *,
             log.info("%s", start_line(task, model, args, variants, counts, limit, device, len(grid)))
 
         def record_for(variant: str, seed: int, lr: float) -> dict:
-            key = settings_key({"model": str(Path(model).resolve()), "task": task.name,
-                                "max_length": max_length, **vars(loop_settings(args, lr)),
-                                "mtime": _model_stamp(folder), "train_rows": len(train_rows)},
-                               list(args.files.values()))
+            settings = {"model": str(Path(model).resolve()), "task": task.name,
+                        "max_length": max_length, **vars(loop_settings(args, lr)),
+                        "mtime": _model_stamp(folder), "train_rows": len(train_rows)}
+            if getattr(args, "data_stamp", None):   # a dataset's splits: their fingerprints
+                settings["data"] = args.data_stamp
+            key = settings_key(settings, [f for f in args.files.values() if isinstance(f, Path)])
             cache = SeedCache(output_dir, key, lr if len(grid) > 1 else None)
             record = cache.get(variant, seed)
             if record is not None:
@@ -137,6 +139,8 @@ def finetune_model(model: str | Path, task, args, output_dir: Path, *,
         results["learning_rate_selection"] = chosen
     if getattr(args, "probe", None):
         results["probe"] = str(args.probe)
+    if getattr(args, "dataset_info", None):
+        results["dataset"] = args.dataset_info
     if getattr(task, "normalizer", None):
         results["answer_normalizer"] = task.normalizer
     for variant, records in by_variant.items():

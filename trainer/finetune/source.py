@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +42,9 @@ def model_folder(model: str | os.PathLike) -> Iterator[Path]:
     if is_hf_folder(path):
         yield path
         return
+    if not path.exists() and HUB_NAME.fullmatch(str(model)):
+        yield hub_model(str(model))
+        return
     if not path.exists():
         raise FinetuneDataError(f"--model {path} does not exist: give an exported Hugging Face "
                                 "folder, a trainer --output_dir or one of its ckpt_* dirs")
@@ -50,6 +54,31 @@ def model_folder(model: str | os.PathLike) -> Iterator[Path]:
         except ExportError as e:
             raise FinetuneDataError(f"--model {path}: {e}") from None
         yield Path(tmp) / "model"
+
+
+# a Hub model id: "name" or "owner/name" (a path that does not exist and looks like one)
+HUB_NAME = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
+# the files fine-tuning reads; other frameworks' weights and ONNX exports are left on the Hub
+HUB_FILES = ["*.json", "*.txt", "*.model", "*.safetensors", "pytorch_model*.bin"]
+
+
+def hub_model(name: str) -> Path:
+    """The local snapshot of a Hub model (a --compare MODEL such as bert-base-multilingual-cased):
+    from the cache, downloaded where there is a network."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+
+    try:
+        return Path(snapshot_download(name, allow_patterns=HUB_FILES))
+    except LocalEntryNotFoundError:
+        raise FinetuneDataError(
+            f"model {name}: no such folder, not in the Hugging Face cache, and the Hub cannot be "
+            "reached "
+            "(HF_HUB_OFFLINE or no network); download it where there is a network "
+            "(huggingface-cli download NAME --local-dir DIR) and give DIR instead") from None
+    except (HfHubHTTPError, ValueError) as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise FinetuneDataError(f"model {name}: no such folder, and the Hub says: {first}") from None
 
 
 def load_tokenizer(folder: Path, max_length: int):

@@ -91,6 +91,12 @@ def read_squad(path: PathLike) -> SquadData:
     except json.JSONDecodeError as e:
         raise FinetuneDataError.at(path, f"not valid JSON ({e.msg}, column {e.colno}); "
                                          f"{_LAYOUT}", e.lineno) from None
+    return parse_squad(doc, path)
+
+
+def parse_squad(doc: Any, path: PathLike) -> SquadData:
+    """A SQuAD document already parsed from JSON (or built from a dataset's rows), checked as
+    read_squad checks a file; `path` names it in messages."""
     if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
         raise FinetuneDataError.at(path, f"no 'data' list at the top; {_LAYOUT}")
     version = doc.get("version")

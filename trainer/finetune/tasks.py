@@ -44,7 +44,7 @@ def unseen_label_notes(train_labels: list[str], files: dict, labels_by_split: di
 class TaggingTask:
     kind = "token"
 
-    def __init__(self, name: str, files: dict[str, Path | None], options):
+    def __init__(self, name: str, files: dict[str, Path | None], options, data=None):
         self.name = name
         self.metric = metrics.METRIC_NAMES[name]
         column = getattr(options, "tag_column", None)
@@ -53,7 +53,8 @@ class TaggingTask:
         for split, path in files.items():
             if path is None:
                 continue
-            sentences = readers.read_tagging(path, column=column, fmt=fmt)
+            sentences = data[split] if data is not None else readers.read_tagging(
+                path, column=column, fmt=fmt)
             if name == "ner":       # the scheme the entity metric scores, before any training
                 readers.require_entity_tags(sentences, path)
                 for s in sentences:
@@ -99,14 +100,15 @@ class ClassificationTask:
     kind = "sequence"
     prediction_suffix = ".tsv"
 
-    def __init__(self, name: str, files: dict[str, Path | None], options):
+    def __init__(self, name: str, files: dict[str, Path | None], options, data=None):
         self.name = name
         self.metric = metrics.METRIC_NAMES[name]
         cols = {"text_column": getattr(options, "text_column", "text") or "text",
                 "text_pair_column": getattr(options, "text_pair_column", None),
                 "label_column": getattr(options, "label_column", "label") or "label",
                 "fmt": getattr(options, "data_format", None)}
-        self.splits = {split: readers.read_classification(path, **cols)
+        self.splits = {split: data[split] if data is not None
+                       else readers.read_classification(path, **cols)
                        for split, path in files.items() if path is not None}
         self.labels = sorted({e.label for e in self.splits["train"]})
         if len(self.labels) < 2:
@@ -142,12 +144,12 @@ class QATask:
     labels = None
     prediction_suffix = ".json"
 
-    def __init__(self, name: str, files: dict[str, Path | None], options):
+    def __init__(self, name: str, files: dict[str, Path | None], options, data=None):
         self.name = name
         self.metric = metrics.METRIC_NAMES[name]
         self.doc_stride = getattr(options, "doc_stride", 128) or 128
-        self.data = {split: readers.read_squad(path) for split, path in files.items()
-                     if path is not None}
+        self.data = {split: data[split] if data is not None else readers.read_squad(path)
+                     for split, path in files.items() if path is not None}
         self.splits = {split: d.examples for split, d in self.data.items()}
         for split, d in self.data.items():
             if not d.examples:
@@ -184,10 +186,12 @@ class QATask:
         json.dump(predictions, fh, ensure_ascii=False, indent=1)
 
 
-def make_task(name: str, files: dict[str, Path | None], options):
-    """The task `name` with its files read and checked (FinetuneDataError on bad input)."""
+def make_task(name: str, files: dict[str, Path | None], options, data: dict | None = None):
+    """The task `name` with its files read and checked (FinetuneDataError on bad input).
+    `data`: the splits already read (a dataset's rows as TaggedSentence / TextExample lists, a
+    SquadData for qa); `files` then holds the names that messages give each split."""
     cls = {"ner": TaggingTask, "pos": TaggingTask, "classify": ClassificationTask, "qa": QATask}[name]
-    task = cls(name, files, options)
+    task = cls(name, files, options, data)
     task.features = _cached(task.features)
     return task
 
