@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 
 import pytest
@@ -30,6 +31,10 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
         assert flag in out, flag
     assert "held-out MLM accuracy" in out and "[MASK]" in out and "' ranks " in out   # a word hidden whole, its rank
     assert "probe: not run (15 held-out sentences" in out and "--probe on runs it anyway, about" in out
+    # the closing steps on the run's device, each with its seconds
+    assert "scripts/heldout_mlm.py" in out and out.count("--device cpu") >= 2
+    for step in ("export", "held-out accuracy", "fill-mask", "pipeline report"):
+        assert re.search(rf"^   {step}: \d+\.\d s$", out, re.M), step
     assert out.strip().splitlines()[-4].startswith("== did it learn? On ")
     run = tmp_path / "runs" / "hu_modern"
     card = (run / "hf" / "README.md").read_text(encoding="utf-8")
