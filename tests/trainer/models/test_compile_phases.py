@@ -6,9 +6,11 @@ Slow: Inductor compiles each kind's forward and backward to C++ on the CPU."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 import torch
+from torch._dynamo.eval_frame import dynamo_tls
 from torch._dynamo.utils import counters
 
 from tests.helpers.trainer_cli import base_args, read_log
@@ -58,6 +60,11 @@ def test_three_phases_compile_each_kind_a_few_times(unpad, tmp_path, tiny_vocab,
     frames = counters["frames"]["total"]
     assert KINDS <= frames <= A_KIND[unpad] * KINDS, dict(counters["frames"])
     assert counters["stats"]["unique_graphs"] <= A_KIND[unpad] * KINDS
+    # Dynamo's cache and its limit are per code object: the frames it compiled, by function, each
+    # a kind's (one code object shared by every layer, as before, held every variant of every kind)
+    by_code = Counter(info.split()[0] for info in dynamo_tls.traced_frame_infos)
+    assert len(by_code) == KINDS and max(by_code.values()) <= A_KIND[unpad], by_code
+    assert max(by_code.values()) < torch._dynamo.config.recompile_limit
     assert "recompile_limit" not in capfd.readouterr().err
 
 
