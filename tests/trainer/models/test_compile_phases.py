@@ -53,6 +53,7 @@ def test_three_phases_compile_each_kind_a_few_times(unpad, tmp_path, tiny_vocab,
     out, argv = three_phase_run(tmp_path, unpad)
     torch._dynamo.reset()
     counters.clear()
+    dynamo_tls.traced_frame_infos.clear()   # not cleared by reset(): this run's frames only
     assert main([*argv, "--vocab_file", str(tiny_vocab)]) == 0
     log = read_log(out)
     assert [r["seq_len"] for r in log if "phase_start" in r] == [64, 128, 256]
