@@ -205,10 +205,23 @@ def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
     return f"== does it read the long context? {line}"
 
 
+def font_cache_env(data_dir: Path) -> dict:
+    """{"MPLCONFIGDIR": DATA_DIR/.matplotlib} where matplotlib's own cache folder (MPLCONFIGDIR,
+    else XDG_CACHE_HOME/matplotlib or ~/.cache/matplotlib) cannot be written: matplotlib then
+    scans the fonts into a temporary folder for every report; {} where its cache persists."""
+    if os.environ.get("MPLCONFIGDIR"):
+        return {}
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"
+    where = next((p for p in (cache, *cache.parents) if p.exists()), None)
+    if where is not None and os.access(where, os.W_OK):
+        return {}
+    return {"MPLCONFIGDIR": str((data_dir / ".matplotlib").resolve())}
+
+
 def report(a, out: Path, results: list[Path]) -> None:
-    """`pipeline report --run`, timed; matplotlib's font list cached in DATA_DIR/.matplotlib
-    (unless MPLCONFIGDIR says where), so that only the first report scans the fonts."""
-    env = {} if os.environ.get("MPLCONFIGDIR") else {"MPLCONFIGDIR": str((a.data_dir / ".matplotlib").resolve())}
+    """`pipeline report --run`, timed; matplotlib's font list in a folder that persists
+    (font_cache_env), so that only the first report scans the fonts."""
+    env = font_cache_env(a.data_dir)
     with timed("pipeline report"):
         run_command(pipeline(a, "report", "--run", out, *[x for r in results for x in ("--downstream", r)]),
                     "pipeline report", env=env)

@@ -206,3 +206,19 @@ def test_long_encodes_the_recipes_rows_and_trains_them_into_their_own_run(stubbe
     assert ["seq_len_128_", "seq_len_512_", "seq_len_2048_"] == [
         next(part for part in ("seq_len_128_", "seq_len_512_", "seq_len_2048_") if part in h.name)
         for h in trained["hdf5"]]
+
+
+def test_the_reports_font_list_persists(tmp_path, monkeypatch):
+    """matplotlib's own cache folder where it can write there (it persists: no scan after the
+    first report); DATA_DIR/.matplotlib where it cannot (else a scan into a temporary folder for
+    every report); MPLCONFIGDIR as the user set it."""
+    monkeypatch.delenv("MPLCONFIGDIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert script.font_cache_env(tmp_path / "data") == {}
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(locked))
+    if not os.access(locked, os.W_OK):   # root writes anywhere: nothing to fall back from
+        assert script.font_cache_env(tmp_path / "data") == {"MPLCONFIGDIR": str(tmp_path / "data" / ".matplotlib")}
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mine"))
+    assert script.font_cache_env(tmp_path / "data") == {}
