@@ -15,7 +15,8 @@ window is a constant of its kind's graph, and the shapes go dynamic once, not pe
 - the first calls of a kind are static (fixed shapes compile to the fastest code: a padded
   run's first phase);
 - as soon as a kind sees other shapes (the next phase, an evaluation's batch), every dimension
-  of its tensor arguments but the last (the features) is marked dynamic (`maybe_mark_dynamic`)
+  of its tensor arguments (of a float tensor but the last, its features; the unpadded layout's
+  index tensors and the masks whole) is marked dynamic (`maybe_mark_dynamic`)
   from then on, so one dynamic graph serves every later phase, instead of Dynamo's automatic
   dynamic making one dimension dynamic per recompile;
 - `dynamic_from_start`: unpadded rows, whose token count changes every batch, start dynamic.
@@ -57,8 +58,9 @@ class _KindCall:
             shapes = [tuple(t.shape) for t in tensors]
             state["dynamic"] = state.setdefault("shapes", shapes) != shapes
         if state["dynamic"]:
-            for t in tensors:
-                for dim in range(t.dim() - 1):
+            for t in tensors:   # a float tensor's last dimension is its features (fixed)
+                last = t.dim() - (1 if t.is_floating_point() and t.dim() > 1 else 0)
+                for dim in range(last):
                     torch._dynamo.maybe_mark_dynamic(t, dim)
         return state["compiled"](self.layer, *args, **kwargs)
 
