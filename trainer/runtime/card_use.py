@@ -12,7 +12,7 @@ log line; the model card and report.html read them).
 
 - tokens_per_sec: the real (non-padding) tokens this rank trained on, times the ranks, a second;
 - tflops: model FLOPs (trainer/runtime/flops.py: ModernBERT's formula for a config with local
-  and global layers, BERT's otherwise) a second, all ranks; mfu: a GPU's share of its card's
+  attention, BERT's otherwise) a second, all ranks; mfu: a GPU's share of its card's
   peak dense bf16/fp16 FLOP/s (PEAK_TFLOPS by name), null on the CPU, in fp32 and on a card not
   in the table;
 - peak_memory_gib: on CUDA the most the allocator held since the phase began
@@ -71,8 +71,7 @@ class CardMeter:
     def __init__(self, model_config, device: torch.device, precision: str, world_size: int):
         self.config, self.device, self.world_size = model_config, device, world_size
         self.peak = peak_tflops(device, precision)
-        self.formula = (modernbert_train_flops if hasattr(model_config, "global_attn_every_n_layers")
-                        else train_flops)
+        self.formula = modernbert_train_flops if hasattr(model_config, "local_attention") else train_flops
         self.closing = False
         self.new_phase()
 
