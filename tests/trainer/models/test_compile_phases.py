@@ -32,7 +32,7 @@ KINDS = 3
 A_KIND = {False: 4, True: 6}
 
 
-def three_phase_run(tmp_path, unpad: bool):
+def three_phase_run(tmp_path, unpad: bool, **extra):
     dirs = {s: make_shard_dir(tmp_path / f"s{s}", sizes=(40,), test_sizes=(12,), seq_len=s, max_pred=s // 4)
             for s in (64, 128, 256)}
     cfg = tmp_path / "modern.json"
@@ -44,18 +44,23 @@ def three_phase_run(tmp_path, unpad: bool):
     out = tmp_path / "run"
     argv = base_args(None, cfg, out, vocab=None, max_steps=10, checkpoint_every=100, eval_every=3,
                      model_type="modernbert", masking="dynamic", optimizer="adamw", train_batch_size=4,
-                     torch_compile=True, unpad=unpad) + ["--phases", str(phases)]
+                     torch_compile=True, unpad=unpad, **extra) + ["--phases", str(phases)]
     return out, argv
+
+
+def compiled_run(argv, tiny_vocab, out) -> tuple[list, Counter]:
+    """The run's train_log.jsonl records and the frames Dynamo compiled, by function."""
+    torch._dynamo.reset()
+    counters.clear()
+    dynamo_tls.traced_frame_infos.clear()   # not cleared by reset(): this run's frames only
+    assert main([*argv, "--vocab_file", str(tiny_vocab)]) == 0
+    return read_log(out), Counter(info.split()[0] for info in dynamo_tls.traced_frame_infos)
 
 
 @pytest.mark.parametrize("unpad", [False, True], ids=["padded", "unpadded"])
 def test_three_phases_compile_each_kind_a_few_times(unpad, tmp_path, tiny_vocab, capfd):
     out, argv = three_phase_run(tmp_path, unpad)
-    torch._dynamo.reset()
-    counters.clear()
-    dynamo_tls.traced_frame_infos.clear()   # not cleared by reset(): this run's frames only
-    assert main([*argv, "--vocab_file", str(tiny_vocab)]) == 0
-    log = read_log(out)
+    log, by_code = compiled_run(argv, tiny_vocab, out)
     assert [r["seq_len"] for r in log if "phase_start" in r] == [64, 128, 256]
     assert len([r for r in log if "eval_loss" in r]) >= 3          # eval mode in every phase
     frames = counters["frames"]["total"]
@@ -63,7 +68,6 @@ def test_three_phases_compile_each_kind_a_few_times(unpad, tmp_path, tiny_vocab,
     assert counters["stats"]["unique_graphs"] <= A_KIND[unpad] * KINDS
     # Dynamo's cache and its limit are per code object: the frames it compiled, by function, each
     # a kind's (one code object shared by every layer, as before, held every variant of every kind)
-    by_code = Counter(info.split()[0] for info in dynamo_tls.traced_frame_infos)
     assert len(by_code) == KINDS and max(by_code.values()) <= A_KIND[unpad], by_code
     assert max(by_code.values()) < torch._dynamo.config.recompile_limit
     assert "recompile_limit" not in capfd.readouterr().err
@@ -81,3 +85,21 @@ def test_the_kinds_of_modernbert_layers(tmp_path):
                                                                    layer.attn.sliding_window))
     assert len({f.__code__ for f in functions}) == KINDS
     assert list(model.state_dict()) == names
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (the CPU tests above run everywhere)")
+def test_on_cuda_each_kind_compiles_at_most_four_times_and_the_record_says_what_the_card_did(
+        tmp_path, tiny_vocab, capfd):
+    """bf16, unpadded: FlashAttention's varlen kernel (no groups of rows walked in Python), so
+    static and dynamic in train and eval mode at most; tokens/s, MFU where the card's peak is
+    known, the allocator's peak, the GPU's busy share where NVML answers."""
+    out, argv = three_phase_run(tmp_path, True, device="cuda", precision="bf16")
+    log, by_code = compiled_run(argv, tiny_vocab, out)
+    assert len(by_code) == KINDS and max(by_code.values()) <= A_KIND[False], by_code
+    assert "recompile_limit" not in capfd.readouterr().err
+    ends = [r for r in log if "phase_tokens_per_sec" in r]
+    assert len(ends) == 3
+    for r in ends:
+        assert r["phase_tokens_per_sec"] > 0 and 0 < r["phase_peak_memory_gib"] < 100
+        assert r["phase_mfu"] is None or 0 < r["phase_mfu"] < 1
+        assert r["phase_gpu_busy"] is None or 0 <= r["phase_gpu_busy"] <= 100
