@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
+import weakref
 
 import torch
 
@@ -58,8 +59,17 @@ class _KindCall:
             shapes = [tuple(t.shape) for t in tensors]
             state["dynamic"] = state.setdefault("shapes", shapes) != shapes
         if state["dynamic"]:
-            for t in tensors:   # a float tensor's last dimension is its features (fixed)
-                last = t.dim() - (1 if t.is_floating_point() and t.dim() > 1 else 0)
+            # the batch's layout, masks and RoPE tables are the same tensors for every layer of a
+            # forward: marked once (by identity: a tensor's == is elementwise)
+            marked = state.setdefault("marked", {})
+            if len(marked) > 1024:
+                marked.clear()
+            for t in tensors:
+                ref = marked.get(id(t))
+                if ref is not None and ref() is t:
+                    continue
+                marked[id(t)] = weakref.ref(t)
+                last = t.dim() - (1 if t.is_floating_point() and t.dim() > 1 else 0)   # features: fixed
                 for dim in range(last):
                     torch._dynamo.maybe_mark_dynamic(t, dim)
         return state["compiled"](self.layer, *args, **kwargs)
