@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 from common.interrupt import QUIET_ENV
@@ -83,3 +84,12 @@ def read_json(path: Path) -> dict | None:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
+
+
+@contextlib.contextmanager
+def timed(step: str):
+    """A closing step of `make pretrain` that says its seconds when it is done ("   export: 4.2
+    s"), so that the time after training is accounted for step by step."""
+    t0 = time.perf_counter()
+    yield
+    say(f"   {step}: {time.perf_counter() - t0:.1f} s")

@@ -3,6 +3,7 @@
 Usage:
     python scripts/fill_mask.py HF_DIR "Bartók Béla magyar [[zeneszerző]], zongoraművész." [--top_k 5]
     python scripts/fill_mask.py HF_DIR "Budapest Magyarország [MASK]." [MORE SENTENCES ...]
+    python scripts/fill_mask.py HF_DIR "..." --device cuda     # on the GPU (make pretrain: the run's)
 
 HF_DIR is what `python -m trainer.export` wrote (any family, any tokenizer kind): it is loaded
 once with transformers' AutoTokenizer and AutoModelForMaskedLM (the masked-LM head only). A word
@@ -75,6 +76,16 @@ def quiet_transformers() -> None:
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
+
+
+def torch_device(name: str):
+    """--device as a torch.device ('cpu' or 'cuda'); ValueError (one Error line) for 'cuda'
+    where no CUDA GPU is visible."""
+    import torch
+
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda: no CUDA GPU is visible here (use --device cpu)")
+    return torch.device(name)
 
 
 def load(model_dir: str | Path):
@@ -158,12 +169,14 @@ def masked_ids(tokenizer, prepare, text: str) -> tuple[str, list[int], list[int]
     return before + mask * len(pieces) + after, ids, list(range(p, p + len(pieces))), pieces
 
 
-def fill_masks(model_dir: str | Path, texts: list[str], top_k: int = 5) -> list[Filled]:
+def fill_masks(model_dir: str | Path, texts: list[str], top_k: int = 5, device: str = "cpu") -> list[Filled]:
     """Each text filled (see the module doc): its masks' top_k guesses and, for a [[word]],
-    the rank of each of its pieces."""
+    the rank of each of its pieces; the model runs on `device`."""
     import torch
 
+    where = torch_device(device)
     tokenizer, model = load(model_dir)
+    model.to(where)
     for text in texts:
         if tokenizer.mask_token not in text and not HIDDEN.search(text):
             raise ValueError(f"{text!r} has no {tokenizer.mask_token} and no [[word]]: put one where "
@@ -178,7 +191,7 @@ def fill_masks(model_dir: str | Path, texts: list[str], top_k: int = 5) -> list[
         if "token_type_ids" in accepted:
             enc["token_type_ids"] = torch.zeros(1, len(ids), dtype=torch.long)
         with torch.no_grad():
-            logits = model(**enc).logits[0]
+            logits = model(**{k: v.to(where) for k, v in enc.items()}).logits[0].cpu()
         filled = Filled(shown, vocab_size=vocab_size)
         for n, pos in enumerate(positions):
             probs = logits[pos].float().softmax(-1)
@@ -231,9 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("texts", nargs="+", metavar="text",
                         help="sentences with a [[word]] to hide whole, or [MASK] in them")
     parser.add_argument("--top_k", type=int, default=5)
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where the model runs")
     args = parser.parse_args(argv)
     try:
-        results = fill_masks(args.model_dir, args.texts, args.top_k)
+        results = fill_masks(args.model_dir, args.texts, args.top_k, args.device)
     except (ValueError, OSError) as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1

@@ -80,8 +80,9 @@ def file_hash(path: Path, work: str) -> str:
                     out.pop("sha256", None), out.pop("bytes", None)
         if path.name == "manifest.json" or "report" in path.name:
             return sha(json.dumps(_clean(value, work), sort_keys=True).encode())
-    if path.suffix == ".md":   # the model card: its export date and WORK's path
+    if path.suffix == ".md":   # the model card: its export date, WORK's path, the device's timings
         data = re.sub(rb"\d{4}-\d{2}-\d{2}", b"DATE", data)
+        data = re.sub(rb"(?s)<!-- device -->.*?<!-- /device -->", b"DEVICE", data)
     if path.suffix in (".json", ".md", ".txt"):
         return sha(data.replace(work.encode(), b"WORK"))
     return sha(data)

@@ -1,7 +1,7 @@
 """Did the model learn? Held-out masked-LM accuracy against the unigram baseline.
 
 Usage:
-    python scripts/heldout_mlm.py HF_DIR HDF5_DIR [--mask-share 0.15] [--max-rows 2000]
+    python scripts/heldout_mlm.py HF_DIR HDF5_DIR [--mask-share 0.15] [--max-rows 2000] [--device cuda]
 
 HF_DIR is an export (`python -m trainer.export`), BERT or ModernBERT; HDF5_DIR an encode
 output folder (its *training* and *test* files, pairs or packed rows). Every real token of the
@@ -10,7 +10,8 @@ ceil(1 / mask-share) copies, each with a different --mask-share of its tokens re
 [MASK] (a seeded partition, so the figure is the same on every run). The baseline is the
 accuracy of always guessing the most frequent token of the *training* rows, on the same
 positions: what a model that learned only word frequencies scores. A model that learned from
-the text's context beats it; one still at the unigram stage ties it.
+the text's context beats it; one still at the unigram stage ties it. On --device cuda (what
+`make pretrain` passes when it trained on a GPU) the model runs there under bf16 autocast.
 
 Prints one line, e.g.
     held-out MLM accuracy 0.214 on 2,143 tokens (18 rows), unigram baseline 0.061 (',' every
@@ -60,22 +61,26 @@ def unigram_counts(hdf5_dir: Path, special: list[int], vocab_size: int):
 
 
 def heldout_accuracy(model_dir: Path, hdf5_dir: Path, mask_share: float = 0.15,
-                     max_rows: int = 2000, batch_size: int = 32) -> dict:
-    """{"accuracy", "tokens", "rows", "unigram_accuracy", "unigram_token"} (see the docstring)."""
+                     max_rows: int = 2000, batch_size: int = 32, device: str = "cpu") -> dict:
+    """{"accuracy", "tokens", "rows", "unigram_accuracy", "unigram_token"} (see the docstring),
+    the model on `device`."""
     import h5py  # the heavy libraries, for the measurement only: the script's --help and the demo's
     import numpy as np  # other steps stay light
     import torch
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    from scripts.fill_mask import quiet_transformers
+    from scripts.fill_mask import quiet_transformers, torch_device
 
+    run_on = torch_device(device)
     quiet_transformers()
     if not _files(hdf5_dir, "test"):
         raise ValueError(f"{hdf5_dir} has no *_test_*.hdf5 files: nothing held out to measure on")
     if not _files(hdf5_dir, "training"):
         raise ValueError(f"{hdf5_dir} has no *_training_*.hdf5 files for the unigram baseline")
     tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-    model = AutoModelForMaskedLM.from_pretrained(str(model_dir)).eval()
+    model = AutoModelForMaskedLM.from_pretrained(str(model_dir)).eval().to(run_on)
+    # on a GPU in bf16 (its tensor cores); on the CPU in fp32, as before
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=run_on.type == "cuda")
     special = sorted(set(tokenizer.all_special_ids))
     counts = unigram_counts(hdf5_dir, special, model.config.vocab_size)
     top = int(counts.argmax())
@@ -96,7 +101,7 @@ def heldout_accuracy(model_dir: Path, hdf5_dir: Path, mask_share: float = 0.15,
         where = where[rng.permutation(len(where))]
         copies += [(i, np.sort(part)) for part in np.array_split(where, groups) if len(part)]
     right = base = total = 0
-    with torch.inference_mode():
+    with torch.inference_mode(), autocast:
         for b in range(0, len(copies), batch_size):
             chunk = copies[b:b + batch_size]
             ids = np.stack([rows[i] for i, _ in chunk])
@@ -104,10 +109,10 @@ def heldout_accuracy(model_dir: Path, hdf5_dir: Path, mask_share: float = 0.15,
             truth = [ids[j, p].copy() for j, (_, p) in enumerate(chunk)]
             for j, (_, p) in enumerate(chunk):
                 ids[j, p] = tokenizer.mask_token_id
-            logits = model(input_ids=torch.from_numpy(ids),
-                           attention_mask=torch.from_numpy(attention.astype(np.int64))).logits
+            logits = model(input_ids=torch.from_numpy(ids).to(run_on),
+                           attention_mask=torch.from_numpy(attention.astype(np.int64)).to(run_on)).logits
             for j, (_, p) in enumerate(chunk):
-                guess = logits[j, torch.from_numpy(p)].argmax(-1).numpy()
+                guess = logits[j, torch.from_numpy(p).to(run_on)].argmax(-1).cpu().numpy()
                 right += int((guess == truth[j]).sum())
                 base += int((truth[j] == top).sum())
                 total += len(p)
@@ -151,6 +156,7 @@ def main(argv=None) -> int:
     p.add_argument("--mask-share", type=float, default=0.15,
                    help="share of a row's tokens masked in each copy (default 0.15)")
     p.add_argument("--max-rows", type=int, default=2000, help="held-out rows read (default 2000)")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where the model runs")
     a = p.parse_args(argv)
     if not 0 < a.mask_share < 1:
         p.error("--mask-share must be between 0 and 1")
@@ -159,7 +165,7 @@ def main(argv=None) -> int:
               "`python -m trainer.export` first", file=sys.stderr)
         return 1
     try:
-        result = heldout_accuracy(a.model_dir, a.hdf5_dir, a.mask_share, a.max_rows)
+        result = heldout_accuracy(a.model_dir, a.hdf5_dir, a.mask_share, a.max_rows, device=a.device)
     except (ValueError, OSError) as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1

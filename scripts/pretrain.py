@@ -19,7 +19,8 @@ What it runs, each printed before it runs (every step resumes or skips finished 
      scripts/pretrain_plan.py, from the budget, the corpus and the card), each phase's
      micro-batch the card's;
   5. export (`python -m trainer.export`), held-out masked-LM accuracy against the unigram
-     baseline (scripts/heldout_mlm.py), fill-mask on held-out sentences;
+     baseline (scripts/heldout_mlm.py), fill-mask on held-out sentences: on the device the
+     run trained on (--device), each closing step printing its seconds;
   6. the probe (`python -m trainer.finetune --probe`, 3 seeds, against random init) where its
      test split can tell them apart (scripts/demo_probe.py), and `pipeline report --run
      --downstream`: DATA_DIR/LANG/report.html holds the corpus, the curves and the scores.
@@ -54,7 +55,7 @@ from common.flags import HintingParser  # noqa: E402
 from pipeline.core.runner import FORCE_HINT_ENV  # noqa: E402
 from pipeline.encoding.hdf5_format import output_folder_name  # noqa: E402
 from pipeline.text.language_settings import word_segmenter  # noqa: E402
-from scripts.commands import DemoError, StepFailed, read_json, run_command, say, shown  # noqa: E402
+from scripts.commands import DemoError, StepFailed, read_json, run_command, say, shown, timed  # noqa: E402
 from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary  # noqa: E402
 from scripts.fill_mask import fill_masks, hide_words  # noqa: E402  (light: torch and transformers when called)
 from scripts.heldout_mlm import heldout_accuracy, save_result, summary_line, verdict_lines  # noqa: E402  (torch when called)
@@ -147,21 +148,25 @@ def heldout_sentences(a, n: int = 3) -> list[str]:
 
 
 def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]:
+    """The closing steps on the device the run trained on, each saying its seconds."""
     newest = list_checkpoints(out)[-1]
     if not (hf / "config.json").is_file() or (hf / "model.safetensors").stat().st_mtime < \
             (newest / "model.pt").stat().st_mtime:
-        run_command([sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf],
-                    "export")
-    say(f"$ python scripts/heldout_mlm.py {hf} {hdf5[0]}")
-    result = heldout_accuracy(hf, hdf5[0])
-    say(summary_line(result))
-    save_result(result, out / "heldout_mlm.json", hf, hdf5[0])   # for report.html
+        with timed("export"):
+            run_command([sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf],
+                        "export")
+    with timed("held-out accuracy"):
+        say(f"$ python scripts/heldout_mlm.py {hf} {hdf5[0]} --device {device}")
+        result = heldout_accuracy(hf, hdf5[0], device=device)
+        say(summary_line(result))
+        save_result(result, out / "heldout_mlm.json", hf, hdf5[0])   # for report.html
     long = [context(hf, hdf5[-1], device)] if a.long else []
     sentences = heldout_sentences(a)
     if sentences:
-        say(f"$ {shown([sys.executable, 'scripts/fill_mask.py', hf, *sentences])}")
-        for filled in fill_masks(hf, sentences):
-            say("\n".join(filled.lines()))
+        with timed("fill-mask"):
+            say(f"$ {shown([sys.executable, 'scripts/fill_mask.py', hf, *sentences, '--device', device])}")
+            for filled in fill_masks(hf, sentences, device=device):
+                say("\n".join(filled.lines()))
     return verdict_lines(result) + long + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
 
 
@@ -170,10 +175,33 @@ def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
     from trainer.context import context_line  # the last step's: torch when called
     from trainer.context_eval import run
 
-    say(f"$ python -m trainer.context_eval --model {hf} --input_dir {hdf5} --device {device}")
-    line = context_line(run(hf, hdf5, device=device))
-    say(line)
+    with timed("context evaluation"):
+        say(f"$ python -m trainer.context_eval --model {hf} --input_dir {hdf5} --device {device}")
+        line = context_line(run(hf, hdf5, device=device))
+        say(line)
     return f"== does it read the long context? {line}"
+
+
+def font_cache_env(data_dir: Path) -> dict:
+    """{"MPLCONFIGDIR": DATA_DIR/.matplotlib} where matplotlib's own cache folder (MPLCONFIGDIR,
+    else XDG_CACHE_HOME/matplotlib or ~/.cache/matplotlib) cannot be written: matplotlib then
+    scans the fonts into a temporary folder for every report; {} where its cache persists."""
+    if os.environ.get("MPLCONFIGDIR"):
+        return {}
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"
+    where = next((p for p in (cache, *cache.parents) if p.exists()), None)
+    if where is not None and os.access(where, os.W_OK):
+        return {}
+    return {"MPLCONFIGDIR": str((data_dir / ".matplotlib").resolve())}
+
+
+def report(a, out: Path, results: list[Path]) -> None:
+    """`pipeline report --run`, timed; matplotlib's font list in a folder that persists
+    (font_cache_env), so that only the first report scans the fonts."""
+    env = font_cache_env(a.data_dir)
+    with timed("pipeline report"):
+        run_command(pipeline(a, "report", "--run", out, *[x for r in results for x in ("--downstream", r)]),
+                    "pipeline report", env=env)
 
 
 def probe(a, device: str, hf: Path, out: Path) -> list[Path]:
@@ -186,8 +214,9 @@ def probe(a, device: str, hf: Path, out: Path) -> list[Path]:
             "pretrained model from a random one reliably): --probe on runs it anyway"
             + (f", {took} here" if took else "") if a.probe == "auto" else "probe: off")
         return []
-    run_command(probe_command(hf, a.data_dir / a.lang, out), "probe fine-tuning")
-    say(probe_summary(out / "results.json"))
+    with timed("probe"):
+        run_command(probe_command(hf, a.data_dir / a.lang, out), "probe fine-tuning")
+        say(probe_summary(out / "results.json"))
     return [out / "results.json"]
 
 
@@ -276,8 +305,7 @@ def main(argv=None) -> int:
         verdict = evaluate(a, device, out, out / "hf", hdf5)
         say("== [5/5] probe and report")
         results = probe(a, device, out / "hf", out / "probe")
-        run_command(pipeline(a, "report", "--run", out, *[x for r in results for x in ("--downstream", r)]),
-                    "pipeline report")
+        report(a, out, results)
     except DemoError as exc:
         more = (f"; once that is dealt with, `{rerun_command(argv)}` goes on where it stopped "
                 "(finished steps are kept)" if isinstance(exc, StepFailed) else "")

@@ -88,3 +88,11 @@ def eval_line(step: int, ev: dict, codes=()) -> str:
         line += f"; the mean of {len(codes)} languages: " + ", ".join(
             f"{c} {ev[f'eval_mlm_loss/{c}']:.4f} ({ev[f'eval_mlm_acc/{c}']:.3f})" for c in codes)
     return line
+
+
+def eval_size_warnings(ev: dict, languages, test_shards, max_samples: int) -> list[str]:
+    """eval_size_warning for each language's test shards (prefixed "code: "), else the phase's."""
+    tests = [(f"{lang.code}: ", ev[f"eval_instances/{lang.code}"], lang.shards.test)
+             for lang in languages if f"eval_instances/{lang.code}" in ev]
+    return [where + w for where, n, shards in tests or [("", ev["eval_instances"], test_shards)]
+            if (w := eval_size_warning(n, shards, max_samples))]

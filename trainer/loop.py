@@ -40,10 +40,11 @@ from trainer.checkpoint.save import model_state, read_for_resume, save_checkpoin
 from trainer.checkpoint.space import check_checkpoint_space, checkpoint_bytes
 from trainer.context import phase_evaluation
 from trainer.errors import TrainError
-from trainer.evaluation import eval_line, eval_size_warning, evaluate_languages
+from trainer.evaluation import eval_line, eval_size_warnings, evaluate_languages
 from trainer.models import get_family
 from trainer.plan import RunPlan
 from trainer.runtime.budget import plan_budget
+from trainer.runtime.card_use import CardMeter, figures_line
 from trainer.runtime.distributed import init_distributed
 from trainer.runtime.logs import MetricsLogger, setup_logging
 from trainer.runtime.output_dir import check_resume, copy_vocab, prepare_output_dir, write_run_info
@@ -98,6 +99,7 @@ class Trainer:
         self.optimizer, self.scheduler, self.scaler = opt.optimizer, opt.scheduler, opt.scaler
         self.engine, self.ddp = opt.engine, opt.ddp
         self.step, self.phase_index, self.data = 0, None, None
+        self.meter = CardMeter(self.model_config, env.device, config.precision, env.world_size)   # the record
         # Dropout streams differ per rank (never shared), fixed by the seed.
         torch.manual_seed(config.seed + 1_000_003 * (env.rank + 1))
         ckpt, saved_phase, loader_state = self.resume(latest) if latest is not None else (None, 0, None)
@@ -126,6 +128,7 @@ class Trainer:
             self.model_config = self.family.with_rope_thetas(self.model_config, phase.thetas)
         if self.pacer is not None:
             self.pacer.start_window(self.step, k, self.env)
+        self.meter.new_phase()
 
     def announce_phase(self, metrics) -> None:
         """One log line and one train_log.jsonl record as a phase starts (its first step's number)."""
@@ -227,12 +230,12 @@ class Trainer:
         # summed on the device: one host sync per step (at the end), not three per micro-step
         sums = torch.zeros(3, dtype=torch.float64, device=self.env.device)
         grad_norm = float("nan")
-        batch = self.to_device(next(data))
+        batch = self.to_device(self.meter.count(next(data)))
         for i in range(accum):
             last = i == accum - 1
             if self.engine is not None:
                 out = self.forward(self.engine, batch)
-                batch = None if last else self.to_device(next(data))
+                batch = None if last else self.to_device(self.meter.count(next(data)))
                 self.engine.backward(out.loss)  # DeepSpeed scales by 1/accum itself
                 self.engine.step()              # steps only at the accumulation boundary
             else:
@@ -240,7 +243,7 @@ class Trainer:
                 sync = self.ddp.no_sync() if (self.ddp is not None and not last) else contextlib.nullcontext()
                 with sync:
                     out = self.forward(self.ddp or self.model, batch)
-                    batch = None if last else self.to_device(next(data))
+                    batch = None if last else self.to_device(self.meter.count(next(data)))
                     self.scaler.scale(out.loss / accum).backward()
             nsp = out.nsp_loss if out.nsp_loss is not None else torch.zeros_like(out.loss)
             sums += torch.stack([out.loss, out.mlm_loss, nsp]).detach().double()
@@ -320,6 +323,7 @@ class Trainer:
                 window += torch.tensor([loss, mlm, nsp], dtype=torch.float64)
                 window_steps += 1
                 phase_end = plan.phased and plan.is_phase_end(self.step)
+                self.meter.closing = phase_end or self.step == plan.end   # its figures in the last record
                 if self.step % config.log_every == 0 or self.step == self.run_end(first_step) or phase_end:
                     last = self.log_train(metrics, window, window_steps,
                                           time.perf_counter() - t0, lr, gnorm)
@@ -344,7 +348,10 @@ class Trainer:
                         self.save()
                     t0 = time.perf_counter()
             if self.pacer is not None and self.step == plan.end > first_step:
-                self.budget_summary(metrics)
+                # the budget's clock at the end (the slowest rank's): one line and one record
+                line, record = self.pacer.summary(env, config.train_budget, len(plan.replans))
+                metrics.log(self.step, record, prefix="budget")
+                log.info(line)
         finally:
             self.data.close()
             metrics.close()
@@ -353,12 +360,6 @@ class Trainer:
             log.info("done: step %d of %d, output in %s", self.step, plan.end, self.out)
         return summary
 
-    def budget_summary(self, metrics) -> None:
-        """The budget's clock at the end (the slowest rank's): one line and one record."""
-        line, record = self.pacer.summary(self.env, self.config.train_budget, len(self.plan.replans))
-        metrics.log(self.step, record, prefix="budget")
-        log.info(line)
-
     def log_train(self, metrics, window, steps: int, seconds: float, lr: float, gnorm: float) -> dict:
         """The mean losses of the last `steps` steps over ranks, logged; returns the record."""
         config, env = self.config, self.env
@@ -366,7 +367,7 @@ class Trainer:
         record = {"loss": mean[0].item(), "mlm_loss": mean[1].item(), "nsp_loss": mean[2].item(),
                   "lr": lr, "grad_norm": gnorm,
                   "samples_per_sec": steps * self.phases[self.phase_index].rows * env.world_size / seconds,
-                  "epoch": self.data.epoch}
+                  "epoch": self.data.epoch, **self.meter.window(seconds, self.phase_index)}
         if self.languages:   # each language's own epoch (a small one repeats more often)
             record.update({f"epoch/{code}": e for code, e in self.data.epochs().items()})
         if not math.isfinite(record["loss"]):
@@ -387,12 +388,10 @@ class Trainer:
         # each language's test shards apart (the overall: their mean), else the phase's (trainer/context.py)
         ev = (evaluate_languages(module, self.languages, self.config, self.env, self.forward) if self.languages
               else phase_evaluation(module, self.phases[self.phase_index], self.config, self.env, self.forward))
+        ev.update(self.meter.so_far())   # what the card did in the phase so far
         metrics.log(self.step, ev, prefix="eval")
-        log.info(eval_line(self.step, ev, codes))
-        tests = [(f"{lang.code}: ", ev[f"eval_instances/{lang.code}"], lang.shards.test)
-                 for lang in self.languages if f"eval_instances/{lang.code}" in ev]
-        warnings = [where + w for where, n, shards in tests or [("", ev["eval_instances"], self.shards.test)]
-                    if (w := eval_size_warning(n, shards, self.config.eval_max_samples))]
+        log.info("%s; %s", eval_line(self.step, ev, codes), figures_line(ev))
+        warnings = eval_size_warnings(ev, self.languages, self.shards.test, self.config.eval_max_samples)
         if warnings and self.env.is_main and not self.warned_eval:
             for warning in warnings:
                 log.warning(warning)

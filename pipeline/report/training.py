@@ -105,6 +105,25 @@ def _per_language(sec: Section, hp: dict, evals: list[dict]) -> None:
                        title="Held-out masked-LM accuracy per language"))
 
 
+def _pct(value) -> str:
+    return "-" if value is None else f"{value:.0f}%"
+
+
+def device_rows(train: list[dict]) -> list[tuple]:
+    """What the device did, a row a phase: the phase_* figures of each phase's last step
+    (trainer/runtime/card_use.py); [] for a run logged before they were."""
+    ends = [r for r in train if "phase_tokens_per_sec" in r]
+    if not ends:
+        return []
+    rows = [("phase", "real tokens/s", "model TFLOP/s", "MFU", "peak memory GiB", "GPU busy")]
+    for n, r in enumerate(ends, 1):
+        tflops, mfu, gib = r.get("phase_tflops"), r.get("phase_mfu"), r.get("phase_peak_memory_gib")
+        rows.append((str(n), num(round(r["phase_tokens_per_sec"])), "-" if tflops is None else f"{tflops:.3g}",
+                     "-" if mfu is None else f"{100 * mfu:.1f}%", "-" if gib is None else f"{gib:.1f}",
+                     _pct(r.get("phase_gpu_busy"))))
+    return rows
+
+
 def _one_run(sec: Section, run: Path) -> None:
     sec.add(f"<h3>{esc(run)}</h3>")
     train, evals = read_log(run)
@@ -144,6 +163,11 @@ def _one_run(sec: Section, run: Path) -> None:
         if n is not None and few_eval_instances(n):
             sec.warn(f"{run.name}: {few_eval_instances(n)}")
     sec.add(table(rows))
+    device = device_rows(train)
+    if device:   # MFU: - on a CPU; peak memory: the GPU allocator's in the phase, else the process's
+        sec.add(f"<p><b>What the device did</b> ({esc(hp.get('device', '-'))}, {esc(hp.get('precision', '-'))}), "
+                "each phase:</p>")
+        sec.add(table(device))
     _per_language(sec, hp, evals)
     bad = [r["step"] for r in train if not math.isfinite(r.get("loss", float("nan")))]
     if bad:

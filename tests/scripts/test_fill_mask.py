@@ -102,3 +102,22 @@ def test_a_hidden_word_without_spaces_masks_its_own_pieces_not_its_neighbours():
     # there the pieces are still where the sentence with the word and with one [MASK] differ
     shown, _ids, _at, pieces = masked_ids(tok, lambda text: text.replace("ขึ้น", "ขึ้น "), "ขึ้น[[ใน]]ปี")
     assert tok.convert_ids_to_tokens(pieces) == ["ใ", "##น", "##ป"] and shown == "ขึ้น[MASK][MASK][MASK]ปี"
+
+
+@pytest.mark.slow
+def test_fill_mask_runs_on_the_device_asked(tmp_path):
+    """--device cuda: the predictions from the card (make pretrain's after a GPU run); where no
+    GPU is visible, one Error line."""
+    import torch
+
+    pytest.importorskip("transformers")
+    hf = exported(tmp_path, make_modern_run_dir)
+    res = fill(hf, "Budapest [MASK] tükör.", "--device", "cuda")
+    if torch.cuda.is_available():
+        assert res.returncode == 0 and res.stdout.splitlines()[1].startswith("    [MASK] = "), res.stderr
+    else:
+        assert res.returncode == 1
+        assert res.stderr.strip().splitlines() == [
+            "Error: --device cuda: no CUDA GPU is visible here (use --device cpu)"]
+    cpu = fill(hf, "Budapest [MASK] tükör.", "--device", "cpu")
+    assert cpu.returncode == 0 and cpu.stdout.splitlines()[1].startswith("    [MASK] = ")

@@ -68,3 +68,20 @@ def test_bad_input_is_one_error_line(setup, tmp_path, capsys):
     assert main([str(setup / "hf"), str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("Error: ") and "no *_test_*.hdf5" in err
+
+
+def test_the_measure_runs_on_the_device_asked(setup, capsys):
+    """--device cuda (make pretrain's, after a GPU run): the same tokens and baseline on the card,
+    the accuracy within bf16's rounding of the CPU's; where no GPU is visible, one Error line."""
+    import torch
+
+    cpu = heldout_accuracy(setup / "hf", setup / "hdf5_x_packed", mask_share=0.3, device="cpu")
+    if torch.cuda.is_available():
+        gpu = heldout_accuracy(setup / "hf", setup / "hdf5_x_packed", mask_share=0.3, device="cuda")
+        assert {k: gpu[k] for k in ("tokens", "rows", "unigram_token", "unigram_accuracy")} == \
+            {k: cpu[k] for k in ("tokens", "rows", "unigram_token", "unigram_accuracy")}
+        assert gpu["accuracy"] == pytest.approx(cpu["accuracy"], abs=2 / 7)
+    else:
+        assert main([str(setup / "hf"), str(setup / "hdf5_x_packed"), "--device", "cuda"]) == 1
+        err = capsys.readouterr().err
+        assert err.strip().splitlines() == ["Error: --device cuda: no CUDA GPU is visible here (use --device cpu)"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 
 import pytest
@@ -30,6 +31,10 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
         assert flag in out, flag
     assert "held-out MLM accuracy" in out and "[MASK]" in out and "' ranks " in out   # a word hidden whole, its rank
     assert "probe: not run (15 held-out sentences" in out and "--probe on runs it anyway, about" in out
+    # the closing steps on the run's device, each with its seconds
+    assert "scripts/heldout_mlm.py" in out and out.count("--device cpu") >= 2
+    for step in ("export", "held-out accuracy", "fill-mask", "pipeline report"):
+        assert re.search(rf"^   {step}: \d+\.\d s$", out, re.M), step
     assert out.strip().splitlines()[-4].startswith("== did it learn? On ")
     run = tmp_path / "runs" / "hu_modern"
     card = (run / "hf" / "README.md").read_text(encoding="utf-8")
@@ -201,3 +206,19 @@ def test_long_encodes_the_recipes_rows_and_trains_them_into_their_own_run(stubbe
     assert ["seq_len_128_", "seq_len_512_", "seq_len_2048_"] == [
         next(part for part in ("seq_len_128_", "seq_len_512_", "seq_len_2048_") if part in h.name)
         for h in trained["hdf5"]]
+
+
+def test_the_reports_font_list_persists(tmp_path, monkeypatch):
+    """matplotlib's own cache folder where it can write there (it persists: no scan after the
+    first report); DATA_DIR/.matplotlib where it cannot (else a scan into a temporary folder for
+    every report); MPLCONFIGDIR as the user set it."""
+    monkeypatch.delenv("MPLCONFIGDIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert script.font_cache_env(tmp_path / "data") == {}
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(locked))
+    if not os.access(locked, os.W_OK):   # root writes anywhere: nothing to fall back from
+        assert script.font_cache_env(tmp_path / "data") == {"MPLCONFIGDIR": str(tmp_path / "data" / ".matplotlib")}
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mine"))
+    assert script.font_cache_env(tmp_path / "data") == {}

@@ -341,3 +341,24 @@ def test_a_budget_replan_at_a_phase_end_extends_that_phase(phase_dirs, modern_co
     starts = [r["step"] for r in log if "phase_start" in r]
     assert len(moved) == 1 and starts[1] == moved[0] + 4, (moved, starts)
     assert [r["step"] for r in log if "replan_end" in r] == moved
+
+
+def test_the_record_says_what_the_device_did(straight):
+    """Each logged step and evaluation gives real tokens/s, model TFLOP/s, MFU (null on the CPU:
+    no card's peak), peak memory (the process's on the CPU) and the GPU's busy share (null on the
+    CPU); each phase's last record also its whole phase's (trainer/runtime/card_use.py)."""
+    out, _ = straight
+    log = read_log(out)
+    train = [r for r in log if "loss" in r]
+    seq = {r["step"]: r["seq_len"] for r in log if "phase_start" in r}
+    for r in train:
+        assert r["tokens_per_sec"] > 0 and r["tflops"] > 0 and r["peak_memory_gib"] > 0.05
+        assert r["mfu"] is None and r["gpu_busy"] is None
+        row_len = max(length for step, length in seq.items() if step <= r["step"])
+        assert 0 < r["tokens_per_sec"] / r["samples_per_sec"] <= row_len   # real tokens a row
+    ends = [r for r in train if "phase_tokens_per_sec" in r]
+    assert [r["step"] for r in ends] == [10, 16, 20]
+    for r in ends:
+        assert r["phase_tokens_per_sec"] > 0 and r["phase_mfu"] is None and r["phase_peak_memory_gib"] > 0.05
+    evals = [r for r in log if "eval_loss" in r]
+    assert evals and all(r["tokens_per_sec"] > 0 and "mfu" in r for r in evals)

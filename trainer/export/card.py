@@ -89,6 +89,41 @@ RoPE θ.
 """ + "\n".join(rows) + "\n")
 
 
+def _cell(value, fmt: str) -> str:
+    return "-" if value is None else format(value, fmt)
+
+
+def device_section(records: list[dict], hp: dict) -> str:
+    """What the device did in each phase (train_log.jsonl's phase_* figures of a phase's last
+    step: trainer/runtime/card_use.py), between markers that scripts/goldens.py blanks (the
+    figures are timings)."""
+    ends = [r for r in records if "phase_tokens_per_sec" in r and "loss" in r]
+    if not ends:
+        return ""
+    starts = sorted(r["step"] for r in records if "phase_start" in r) or [1]
+    rows = []
+    for r in ends:
+        phase = sum(1 for s in starts if s <= r["step"])
+        mfu = None if r.get("phase_mfu") is None else 100 * r["phase_mfu"]
+        busy = r.get("phase_gpu_busy")
+        rows.append(f"| {phase} | {r['phase_tokens_per_sec']:,.0f} | {_cell(r.get('phase_tflops'), '.3g')} | "
+                    f"{_cell(mfu, '.1f')}{'%' if mfu is not None else ''} | "
+                    f"{_cell(r.get('phase_peak_memory_gib'), '.1f')} | "
+                    f"{_cell(busy, '.0f')}{'%' if busy is not None else ''} |")
+    return (f"""
+## What the device did
+
+Trained on `{hp.get('device', 'unknown')}` in {hp.get('precision', 'unknown')}: real (non-padding) tokens a
+second over all ranks, model TFLOP/s, MFU (a GPU's share of its card's peak; - on a CPU or a card
+without a known peak), peak memory (the GPU allocator's in the phase; on a CPU the process's
+peak so far) and the GPU's busy share (NVML, sampled while training; - on a CPU).
+
+<!-- device -->
+| phase | tokens/s | TFLOP/s | MFU | peak GiB | GPU busy |
+|---|---|---|---|---|---|
+""" + "\n".join(rows) + "\n<!-- /device -->\n")
+
+
 def corpus_facts(input_dir: str | None) -> dict:
     """Language, dump and corpus size from the pipeline's folders around the HDF5 input."""
     facts = {"lang": "unknown", "dump": "unknown", "dump_date": "unknown", "documents": None,
@@ -254,7 +289,7 @@ trained with wiki2bert on the {wikipedia}.
 | final training loss | {losses} |
 | last evaluation | {evals} |{context_row(_records(run_dir))}
 | exported | {time.strftime('%Y-%m-%d')} from `{ckpt.name}` |
-{languages_section(hp, ev, corpora) if corpora else ""}{phases}{evaluation}
+{languages_section(hp, ev, corpora) if corpora else ""}{phases}{device_section(_records(run_dir), hp)}{evaluation}
 ## How to load it
 
 ```python

@@ -24,6 +24,7 @@ from transformers import DistilBertConfig, DistilBertForMaskedLM
 from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model
 from trainer.models.heads import masked_lm_loss, masked_slots
 from trainer.models.hf_varlen import VARLEN, encode_unpadded, unpadded_config
+from trainer.models.layer_compile import compile_by_kind
 from trainer.models.output import PretrainingOutput
 
 REQUIRED_KEYS = ("vocab_size", "dim", "n_layers", "n_heads", "hidden_dim", "max_position_embeddings")
@@ -33,9 +34,10 @@ class DistilBertForPreTraining(DistilBertForMaskedLM):
     """DistilBertForMaskedLM with the trainer's forward (see the module docstring)."""
 
     def compile_layers(self, **options) -> None:
-        """torch.compile each transformer block in place; parameter names do not change."""
-        for layer in self.distilbert.transformer.layer:
-            layer.compile(**options)
+        """torch.compile the transformer blocks in place (one kind: trainer/models/layer_compile.py);
+        parameter names do not change."""
+        compile_by_kind(self.distilbert.transformer.layer,
+                        dynamic_from_start=self.config._attn_implementation == VARLEN, **options)
 
     def forward(self, input_ids, input_mask, masked_lm_positions, masked_lm_labels=None,
                 segment_ids=None, next_sentence_labels=None, unpadded=None, doc_starts=None,

@@ -32,6 +32,7 @@ from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model
 from trainer.models.heads import masked_lm_loss, masked_slots
 from trainer.models.hf_varlen import VARLEN, encode_unpadded, unpadded_config
+from trainer.models.layer_compile import compile_by_kind
 from trainer.models.output import PretrainingOutput
 
 REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
@@ -54,9 +55,12 @@ class ModernBertForPreTraining(ModernBertForMaskedLM):
         self.nsp = False
 
     def compile_layers(self, **options) -> None:
-        """torch.compile each encoder layer in place; parameter names do not change."""
-        for layer in self.model.layers:
-            layer.compile(**options)
+        """torch.compile the encoder layers in place, once per kind (trainer/models/
+        layer_compile.py): the first layer (no attention norm), the global ones, the local ones
+        (their window a constant of their graph, not a guarded integer); parameter names do not
+        change. Unpadded, the token count changes every batch: dynamic from the start."""
+        compile_by_kind(self.model.layers, kind=lambda layer: (type(layer.attn_norm), layer.attn.sliding_window),
+                        dynamic_from_start=self.config._attn_implementation == VARLEN, **options)
 
     def forward(self, input_ids, input_mask, masked_lm_positions, masked_lm_labels=None,
                 segment_ids=None, next_sentence_labels=None, unpadded=None, doc_starts=None,

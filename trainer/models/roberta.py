@@ -34,6 +34,7 @@ from transformers import RobertaConfig, RobertaForMaskedLM, XLMRobertaConfig, XL
 from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model
 from trainer.models.heads import masked_lm_loss, masked_slots
 from trainer.models.hf_varlen import VARLEN, encode_unpadded, unpadded_config
+from trainer.models.layer_compile import compile_by_kind
 from trainer.models.output import PretrainingOutput
 
 REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
@@ -45,9 +46,10 @@ class _TrainerForward:
     """The trainer's forward over transformers' RoBERTa network (see the module docstring)."""
 
     def compile_layers(self, **options) -> None:
-        """torch.compile each encoder layer in place; parameter names do not change."""
-        for layer in self.roberta.encoder.layer:
-            layer.compile(**options)
+        """torch.compile the encoder layers in place (one kind: trainer/models/layer_compile.py);
+        parameter names do not change."""
+        compile_by_kind(self.roberta.encoder.layer, dynamic_from_start=self.config._attn_implementation == VARLEN,
+                        **options)
 
     def forward(self, input_ids, input_mask, masked_lm_positions, masked_lm_labels=None,
                 segment_ids=None, next_sentence_labels=None, unpadded=None, doc_starts=None,

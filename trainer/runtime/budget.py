@@ -6,9 +6,12 @@
     pacer, starts, end = plan_budget(config, phases, latest, started, model, env, forward)
 
 The trainer times a few optimizer steps' worth (3, or more until 1% of the budget, at most 50)
-of forward + backward on real training rows
-before the optimizer exists (the weights, gradients and RNG are left as they were, so the run
-is the run `--max_steps N` would be), takes the slowest rank's time so that every rank fixes the
+of forward + backward on real training rows, after compilation has settled (untimed warm-up
+steps until one compiles nothing: with --torch_compile a phase's first steps compile its
+graphs, static then dynamic, and a timing that counted them, or ran before them, was off 1.6x
+on an H200; a timed step that compiles is not counted either), before the optimizer exists
+(the weights, gradients and RNG are left as they were, so the run is the run `--max_steps N`
+would be), takes the slowest rank's time so that every rank fixes the
 same `max_steps`, and plans the schedule for the steps that fit in what is left of the budget.
 With sequence-length phases each phase is timed on its own rows and batch, and the steps fill
 the phases' shares of the time. The plan then goes into hparams.json and every checkpoint; as
@@ -23,6 +26,7 @@ import itertools
 import logging
 import math
 import re
+import sys
 import time
 
 import torch
@@ -32,7 +36,8 @@ from trainer.data.loader import eval_batches
 from trainer.runtime.pacing import CHECKS, Pacer, plan_steps, reduce_max
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-TIMED_STEPS = 3          # optimizer steps timed at least, after one untimed (warm-up) step
+TIMED_STEPS = 3          # optimizer steps timed at least, after the untimed warm-up steps
+WARMUP_STEPS = 8         # untimed steps at most, until one compiles nothing (at least one)
 TIMING_SHARE = 0.01      # ... and more until this share of the budget is spent timing
 MAX_TIMED_STEPS = 50
 STEP_OVERHEAD = 1.02     # a real step over a timed one (optimizer, loader, logs): 1.00-1.01 measured on CPU
@@ -58,17 +63,25 @@ def steps_for_budget(budget_s: float, elapsed_s: float, step_s: float) -> int:
     return max(1, int(math.floor(left / (step_s * STEP_OVERHEAD))))
 
 
+def compiled_frames() -> int:
+    """Frames torch.compile (Dynamo) has compiled in this process so far: 0 in a run that never
+    compiles (torch._dynamo is then not even imported, and is not imported here for it)."""
+    utils = sys.modules.get("torch._dynamo.utils")
+    return 0 if utils is None else int(utils.counters["frames"]["total"])
+
+
 def time_steps(model, batches, accum: int, env, forward, budget_s: float = 0.0) -> float:
     """Seconds per optimizer step (forward + backward of `accum` micro-batches, and the gradient
-    all-reduce of DDP), the maximum over ranks; the model's weights and grads and the RNG are
-    left as they were. `batches` yields host batches; `forward(model, batch)` runs one."""
+    all-reduce of DDP), the maximum over ranks, timed once compilation has settled (the module
+    docstring); the model's weights and grads and the RNG are left as they were. `batches`
+    yields host batches; `forward(model, batch)` runs one."""
     cpu_rng = torch.get_rng_state()
     cuda_rng = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None
     params = [p for p in model.parameters() if p.requires_grad]
-    times = []
-    step, spent = 0, 0.0
-    while step <= TIMED_STEPS or (spent < TIMING_SHARE * budget_s and step <= MAX_TIMED_STEPS):
+    times, spent, warm, steps = [], 0.0, 0, 0
+    while len(times) < TIMED_STEPS or (spent < TIMING_SHARE * budget_s and steps <= MAX_TIMED_STEPS):
         env.barrier()
+        before = compiled_frames()
         t0 = time.perf_counter()
         for _ in range(accum):
             batch = {k: v.to(env.device) for k, v in next(batches).items()}
@@ -78,10 +91,15 @@ def time_steps(model, batches, accum: int, env, forward, budget_s: float = 0.0) 
             env.all_reduce_sum(flat)
         if env.device.type == "cuda":
             torch.cuda.synchronize()
-        if step:
-            times.append(time.perf_counter() - t0)
-            spent = _max_over_ranks(env, sum(times))   # the same on every rank: the same loop
-        step += 1
+        seconds = time.perf_counter() - t0
+        steps += 1
+        # every rank alike: a step that compiled on any rank is warm-up on all
+        compiled = _max_over_ranks(env, float(compiled_frames() - before)) > 0
+        if (warm == 0 or compiled) and warm < WARMUP_STEPS:
+            warm += 1
+            continue
+        times.append(seconds)
+        spent = _max_over_ranks(env, sum(times))   # the same on every rank: the same loop
     model.zero_grad(set_to_none=True)
     torch.set_rng_state(cpu_rng)
     if cuda_rng is not None:

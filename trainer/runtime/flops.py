@@ -101,8 +101,10 @@ def modernbert_train_flops(config, lengths, num_masked: int) -> StepFlops:
     n = np.asarray(lengths, dtype=np.int64).reshape(-1)
     tokens, masked = int(n.sum()), int(num_masked)
     H, inter, V = config.hidden_size, config.intermediate_size, config.vocab_size
-    layers, every = config.num_hidden_layers, config.global_attn_every_n_layers
-    n_global = len(range(0, layers, every))
+    layers = config.num_hidden_layers
+    types = getattr(config, "layer_types", None)   # transformers 5 (global_attn_every_n_layers
+    n_global = (sum(t == "full_attention" for t in types) if types   # is left out when defaulted)
+                else len(range(0, layers, config.global_attn_every_n_layers)))
     pairs_global = int((n * n).sum())
     pairs_local = int(local_pairs(n, config.local_attention // 2).sum())
     dense = 6 * (layers * (4 * H * H + 3 * H * inter) * tokens + (H * H + H * V) * masked)

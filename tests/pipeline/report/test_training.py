@@ -53,3 +53,24 @@ def test_a_masked_lm_only_run_has_no_nsp_line_in_its_loss_chart(tmp_path, monkey
     assert charts["Training loss"] == ["loss", "mlm_loss", "eval mlm_loss"]
     assert "static: the masks in the HDF5 files" in html
     assert "held-out MLM accuracy" not in html   # no heldout_mlm.json: no row
+
+
+def test_what_the_device_did_is_a_table_a_phase(tmp_path):
+    """The phase_* figures of each phase's last step (trainer/runtime/card_use.py): real tokens/s,
+    TFLOP/s, MFU, peak memory, GPU busy; '-' where the record says null (MFU on a CPU)."""
+    run = tmp_path / "gpu"
+    run.mkdir()
+    lines = [{"step": 1, "loss": 5.0, "mlm_loss": 5.0, "lr": 1e-3, "samples_per_sec": 9.0},
+             {"step": 2, "loss": 5.0, "mlm_loss": 5.0, "lr": 1e-3, "samples_per_sec": 9.0,
+              "phase_tokens_per_sec": 231000.0, "phase_tflops": 250.0, "phase_mfu": 0.253,
+              "phase_peak_memory_gib": 60.04, "phase_gpu_busy": 97.2},
+             {"step": 3, "loss": 4.0, "mlm_loss": 4.0, "lr": 1e-3, "samples_per_sec": 9.0,
+              "phase_tokens_per_sec": 812.0, "phase_tflops": 0.01, "phase_mfu": None,
+              "phase_peak_memory_gib": 1.5, "phase_gpu_busy": None}]
+    (run / "train_log.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (run / "hparams.json").write_text(json.dumps({"phase": 1, "device": "cuda:0", "precision": "bf16"}))
+    html = training_section([run]).html()
+    assert "What the device did" in html and "cuda:0, bf16" in html
+    for text in ("231,000", "25.3%", "60.0", "97%", "812"):
+        assert text in html, text
+    assert "What the device did" not in training_section([tmp_path / "x"]).html()

@@ -101,3 +101,26 @@ def test_the_context_evaluation_is_on_the_card(tmp_path):
                  "0.250 with 128", "context gain +0.020", "21,345 tokens, step 300"):
         assert fact in row, fact
     assert context_row([{"step": 1, "eval_loss": 5.0}]) == ""
+
+
+def test_what_the_device_did_is_on_the_card_and_the_goldens_blank_it(tmp_path):
+    """Each phase's real tokens/s, TFLOP/s, MFU, peak memory and GPU busy share (the phase_*
+    figures of its last step record); MFU and GPU busy '-' where the record says null (a CPU)."""
+    from scripts.goldens import file_hash
+    from trainer.export.card import device_section
+
+    records = [{"step": 1, "phase_start": 1}, {"step": 10, "loss": 3.0, "phase_tokens_per_sec": 391234.4,
+                                                  "phase_tflops": 301.2, "phase_mfu": 0.3046,
+                                                  "phase_peak_memory_gib": 41.26, "phase_gpu_busy": 96.4},
+               {"step": 11, "phase_start": 2},
+               {"step": 20, "loss": 2.0, "phase_tokens_per_sec": 1234.0, "phase_tflops": 0.5, "phase_mfu": None,
+                "phase_peak_memory_gib": 2.0, "phase_gpu_busy": None}]
+    section = device_section(records, {"device": "cuda:0", "precision": "bf16"})
+    assert "Trained on `cuda:0` in bf16" in section
+    assert "| 1 | 391,234 | 301 | 30.5% | 41.3 | 96% |" in section
+    assert "| 2 | 1,234 | 0.5 | - | 2.0 | - |" in section
+    assert device_section([{"step": 5, "loss": 1.0}], {}) == ""          # a run logged before
+    a, b = tmp_path / "a" / "README.md", tmp_path / "b" / "README.md"
+    write(a, "# card\n" + section)
+    write(b, "# card\n" + section.replace("391,234", "390,000"))
+    assert file_hash(a, str(tmp_path)) == file_hash(b, str(tmp_path))   # timings: not the product

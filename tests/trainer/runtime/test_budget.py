@@ -3,6 +3,7 @@ killed + resumed budget run that gives the losses of an uninterrupted run of its
 from __future__ import annotations
 
 import json
+import types
 
 import pytest
 import torch
@@ -125,3 +126,47 @@ def test_a_run_whose_pace_drops_mid_run_ends_within_5_percent_of_its_budget(
     replanned = slowed_run(tiny_shards, tiny_bert_config, tiny_vocab, tmp_path / "replanned", budget, replan=True)
     assert abs(replanned["budget_spent_s"] - budget) <= 0.05 * budget, replanned["log"][-4000:]
     assert replanned["budget_replans"] >= 1 and "re-planned at" in replanned["log"]
+
+
+class CompilingForward:
+    """A forward whose first `compiling` calls stand for torch.compile's first steps (a static
+    graph, then a dynamic one, ...): each counts a compiled frame in Dynamo's counters and takes
+    `compile_s` on the fake clock; the others take `step_s`."""
+
+    def __init__(self, clock, compiling: int, compile_s: float = 5.0, step_s: float = 0.1):
+        self.clock, self.compiling, self.compile_s, self.step_s, self.calls = clock, compiling, compile_s, step_s, 0
+
+    def __call__(self, model, batch):
+        from torch._dynamo.utils import counters
+
+        self.calls += 1
+        if self.calls <= self.compiling:
+            counters["frames"]["total"] += 1
+            self.clock.now += self.compile_s
+        else:
+            self.clock.now += self.step_s
+        return types.SimpleNamespace(loss=model(batch["x"]).sum())
+
+
+@pytest.mark.parametrize(("compiling", "warm"), [(0, 1), (1, 1), (3, 2), (40, 8)])
+def test_the_budget_times_steps_after_compilation_has_settled(compiling, warm, monkeypatch):
+    """Untimed warm-up steps until one compiles nothing (at least one), then the timed steps:
+    the compiles' seconds never reach the pace (the first plan on an H200 was off 1.6x)."""
+    from tests.helpers.fake_clock import Clock
+    from trainer.runtime import budget
+
+    clock = Clock()
+    monkeypatch.setattr(budget.time, "perf_counter", clock)
+    env = types.SimpleNamespace(world_size=1, device=torch.device("cpu"), barrier=lambda: None)
+    model = torch.nn.Linear(2, 1)
+    forward = CompilingForward(clock, compiling)
+    batches = iter(lambda: {"x": torch.ones(1, 2)}, None)
+    weights = [p.detach().clone() for p in model.parameters()]
+    step_s = budget.time_steps(model, batches, 2, env, forward)
+    # warm-up: one step, and more while the last one compiled (2 micro-batches a step), at most
+    # WARMUP_STEPS; then TIMED_STEPS steps; a compile past the warm-up is timed (40: it never settles)
+    assert forward.calls == 2 * (warm + budget.TIMED_STEPS)
+    if compiling < 2 * budget.WARMUP_STEPS:
+        assert step_s == pytest.approx(2 * forward.step_s)
+    assert all(p.grad is None for p in model.parameters())
+    assert all(torch.equal(a, b) for a, b in zip(weights, model.parameters()))
