@@ -63,6 +63,7 @@ from scripts.vocab_rule import (  # noqa: E402
     suggest_vocab_size,
 )
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402
+from trainer.export.card import add_heldout  # noqa: E402
 from vocab.kinds import MODEL_TYPES, load_tokenizer  # noqa: E402
 
 CONFIGS = ROOT / "trainer" / "configs"
@@ -169,7 +170,8 @@ def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]
     say(f"$ python scripts/heldout_mlm.py {hf} {hdf5[0]}")
     result = heldout_accuracy(hf, hdf5[0])
     say(summary_line(result))
-    save_result(result, out / "heldout_mlm.json", hf, hdf5[0])   # for report.html
+    save_result(result, out / "heldout_mlm.json", hf, hdf5[0], step=checkpoint_step(newest))   # report.html
+    add_heldout(hf / "README.md", out, checkpoint_step(newest))   # and the card, written before it
     long = [context(hf, hdf5[-1], device)] if a.long else []
     sentences = heldout_sentences(a)
     if sentences:
