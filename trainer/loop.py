@@ -135,7 +135,8 @@ class Trainer:
 
     def replan(self, metrics, starts: list[int], end: int, record: dict) -> None:
         """The budget's re-plan (trainer/runtime/pacing.py): the end, the phases not begun."""
-        log.info(self.plan.replan(self.step, starts, end, record))
+        if line := self.plan.replan(self.step, starts, end, record):   # "": a small move, no line
+            log.info(line)
         metrics.log(self.step, {"replan_end": end, "replan_starts": starts, **record}, prefix="replan")
 
     def aside(self, what: str):
