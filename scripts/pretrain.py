@@ -215,7 +215,8 @@ def main(argv=None) -> int:
     p.add_argument("--budget", default="30m", help="training time: --train_budget (90s, 30m, 2h, 1d)")
     p.add_argument("--data-dir", type=Path, default=Path("data"), help="the pipeline's DATA_DIR")
     p.add_argument("--runs", type=Path, default=Path("runs"), help="the run goes to RUNS/LANG_modern")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="auto: every visible CUDA GPU (one rank each), else the CPU (up to 4 ranks)")
     p.add_argument("--vocab-size", type=int, default=None, help="default: the rule's suggestion")
     p.add_argument("--model-type", choices=MODEL_TYPES, default=MODEL_TYPE,
                    help="the tokenizer `pipeline vocab` trains (bytelevel-bpe: RoBERTa's byte-level BPE)")

@@ -77,3 +77,17 @@ def test_the_probe_estimate_of_a_long_run_uses_its_short_rows_pace(tmp_path):
     # a run whose shortest rows are 512 tokens: 12 rows/s there, about 48 of the probe's 128
     (tmp_path / "train_log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[2:]))
     assert probe_estimate(tmp_path, 5000, "cpu") == "about 12 minutes"
+
+
+
+def test_device_says_what_it_picks(capsys):
+    """Issue 52: --device had no help text (argparse then shows neither help nor its default)."""
+    import pytest
+
+    import scripts.pretrain as script
+
+    with pytest.raises(SystemExit):
+        script.main(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--device {auto,cpu,cuda} auto: every visible CUDA GPU" in help_text
+    assert "else the CPU (up to 4 ranks) (default: auto)" in help_text
