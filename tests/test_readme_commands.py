@@ -22,7 +22,7 @@ def commands(text: str) -> list[str]:
 
 
 def test_the_first_lines_say_that_make_demo_runs_make_setup():
-    after = README.split("```\n", 2)[2].strip().split("\n\n")[0]   # the paragraph after the first commands
+    after = re.search(r"```bash\n.*?```\n\n(.*?)\n\n", README, re.S).group(1)   # after the first commands
     assert "`make demo`" in after and "runs `make setup`" in after, after
 
 
