@@ -35,6 +35,10 @@ LONG = {
              LongPhase(8192, 2560, 0.15, 64, 160_000.0)),
 }
 LOCAL_ROPE_THETA = 10_000.0
+# Below this --budget on a CPU the long phases do not pay: the model has not left word frequencies
+# when the 128-token phase (70% of the time) ends, and the long rows teach it nothing it can use
+# (bench/README.md, "make pretrain --long on a CPU": uk, 5 and 20 minutes). make pretrain warns.
+CPU_MIN_BUDGET = "20m"
 
 
 def phase_list(phases, folders: list[Path], batch_size: int) -> list[dict]:

@@ -54,7 +54,7 @@ from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary 
 from scripts.fill_mask import fill_masks, hide_words  # noqa: E402  (light: torch and transformers when called)
 from scripts.heldout_mlm import heldout_accuracy, save_result, summary_line, verdict_lines  # noqa: E402  (torch when called)
 from scripts.long_recipe import LONG, write_phases  # noqa: E402
-from scripts.pretrain_advice import input_problem, probe_estimate, rerun_command  # noqa: E402
+from scripts.pretrain_advice import input_problem, long_budget_warning, probe_estimate, rerun_command  # noqa: E402
 from scripts.vocab_rule import (  # noqa: E402
     MODEL_TYPE,
     body_parameters,
@@ -161,7 +161,8 @@ def heldout_sentences(a, n: int = 3) -> list[str]:
     return hide_words(lines, load_tokenizer(a.data_dir / a.lang / "vocab"), word_segmenter(a.lang), n)
 
 
-def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]:
+def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path], advice: list[str]) -> list[str]:
+    """Export, held-out accuracy, context, fill-mask; the closing lines, `advice` after the verdict."""
     newest = list_checkpoints(out)[-1]
     if not (hf / "config.json").is_file() or (hf / "model.safetensors").stat().st_mtime < \
             (newest / "model.pt").stat().st_mtime:
@@ -178,7 +179,7 @@ def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]
         say(f"$ {shown([sys.executable, 'scripts/fill_mask.py', hf, *sentences])}")
         for filled in fill_masks(hf, sentences):
             say("\n".join(filled.lines()))
-    return verdict_lines(result) + long + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
+    return verdict_lines(result) + advice + long + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
 
 
 def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
@@ -244,6 +245,9 @@ def main(argv=None) -> int:
     os.environ[FORCE_HINT_ENV] = f"to redo it with these settings: {rerun_command(argv, force=True)}"
     try:
         device, ranks = pick_device(a.device)
+        advice = [w for w in ([long_budget_warning(device, a.budget)] if a.long else []) if w]
+        for line in advice:   # said before the minutes it costs, and again at the end
+            say(line)
         model_file = a.model_config or MODELS[device]
         model = read_json(model_file)
         if model is None:
@@ -277,7 +281,7 @@ def main(argv=None) -> int:
             + (f", phases of {lengths} tokens" if a.long else ""))
         train(a, device, ranks, run_model, lang_dir / "vocab", hdf5, out)
         say("== [4/5] export, held-out accuracy, fill-mask")
-        verdict = evaluate(a, device, out, out / "hf", hdf5)
+        verdict = evaluate(a, device, out, out / "hf", hdf5, advice)
         say("== [5/5] probe and report")
         results = probe(a, device, out / "hf", out / "probe")
         run_command(pipeline(a, "report", "--run", out, *[x for r in results for x in ("--downstream", r)]),

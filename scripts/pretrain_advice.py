@@ -7,6 +7,7 @@ rerun, in the form the user typed (make's variables or the script's flags), the 
     # "make pretrain LANG=ja DUMP=ja.xml.bz2 PRETRAIN_OPTS=--force"
     input_problem(args)       # "--dump data/ is a folder: ..." or None
     probe_estimate(run_dir, train_sentences, device="cpu")   # "about 9 minutes" or ""
+    long_budget_warning("cpu", "5m")   # "--long on a CPU with BUDGET=5m: ..." or ""
 
 The Makefile's pretrain recipe sets WIKI2BERT_VIA_MAKE=1: the script then names make's
 variables (LANG, DUMP, BUDGET, DATA_DIR, WORKERS) and PRETRAIN_OPTS for the rest.
@@ -19,9 +20,11 @@ import re
 import shlex
 from pathlib import Path
 
+from common.budget import BudgetError, parse_budget
 from pipeline.core.errors import StageError
 from pipeline.stages.download import check_wiki
 from scripts.demo_probe import EPOCHS, SEEDS
+from scripts.long_recipe import CPU_MIN_BUDGET
 from trainer.finetune.plan import CPU_TRAIN_LIMIT
 
 VIA_MAKE_ENV = "WIKI2BERT_VIA_MAKE"
@@ -115,3 +118,18 @@ def pace_by_seq_len(log: Path) -> dict:
         except (ValueError, AttributeError, KeyError, TypeError):
             continue
     return pace
+
+
+def long_budget_warning(device: str, budget: str) -> str:
+    """One line where --long on a CPU is given less time than it needs to pay (CPU_MIN_BUDGET,
+    measured: scripts/long_recipe.py); "" otherwise, and for a budget the trainer will refuse."""
+    try:
+        short = device == "cpu" and parse_budget(budget) < parse_budget(CPU_MIN_BUDGET)
+    except BudgetError:
+        return ""
+    if not short:
+        return ""
+    flag = "BUDGET=" if via_make() else "--budget "
+    return (f"warning: --long on a CPU with {flag}{budget}: below {CPU_MIN_BUDGET} the model is still "
+            "at word frequencies when the long rows begin, and the long phases teach it nothing "
+            f"it can use (docs/training.md); give {flag}{CPU_MIN_BUDGET} or more, or leave --long out")
