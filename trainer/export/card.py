@@ -195,6 +195,8 @@ def heldout_row(run_dir: Path | None, step) -> str:
 def add_heldout(card_file: Path, run_dir: Path, step) -> None:
     """Put heldout_row into an exported card (`make pretrain` measures after the export),
     in place of an earlier one, after the last-evaluation line."""
+    if not Path(card_file).is_file():   # an export from before cards: nothing to add to
+        return
     lines = [ln for ln in Path(card_file).read_text(encoding="utf-8").split("\n")
              if not ln.startswith("| held-out masked-LM accuracy |")]
     row = heldout_row(run_dir, step)

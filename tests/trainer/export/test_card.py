@@ -142,6 +142,8 @@ def test_the_card_has_the_heldout_accuracy_folder_names_and_the_dumps_date(tmp_p
     assert stale.read_text(encoding="utf-8").count("| held-out masked-LM accuracy |") == 1
     add_heldout(stale, run, 200)   # another checkpoint's export: no figure of this one
     assert "| held-out masked-LM accuracy |" not in stale.read_text(encoding="utf-8")
+    add_heldout(tmp_path / "no_card" / "README.md", run, 94)   # no card: nothing written, no error
+    assert not (tmp_path / "no_card").exists()
 
 
 def test_a_small_context_gain_keeps_its_sign_on_the_card():
