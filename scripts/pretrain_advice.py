@@ -24,7 +24,7 @@ from common.budget import BudgetError, parse_budget
 from pipeline.core.errors import StageError
 from pipeline.stages.download import check_wiki
 from scripts.demo_probe import EPOCHS, SEEDS
-from scripts.long_recipe import CPU_MIN_BUDGET
+from scripts.long_recipe import CPU_MEASURED, CPU_MIN_BUDGET
 from trainer.finetune.plan import CPU_TRAIN_LIMIT
 
 VIA_MAKE_ENV = "WIKI2BERT_VIA_MAKE"
@@ -130,6 +130,7 @@ def long_budget_warning(device: str, budget: str) -> str:
     if not short:
         return ""
     flag = "BUDGET=" if via_make() else "--budget "
-    return (f"warning: --long on a CPU with {flag}{budget}: below {CPU_MIN_BUDGET} the model is still "
-            "at word frequencies when the long rows begin, and the long phases teach it nothing "
-            f"it can use (docs/training.md); give {flag}{CPU_MIN_BUDGET} or more, or leave --long out")
+    return (f"warning: --long on a CPU with {flag}{budget}: below {CPU_MIN_BUDGET} the model stays near "
+            f"word frequencies (measured on uk: {CPU_MEASURED}) and its long phases gave no context "
+            f"gain, nor up to {CPU_MIN_BUDGET} (docs/training.md); leave --long out, or give "
+            f"{flag}{CPU_MIN_BUDGET} or more")
