@@ -330,9 +330,8 @@ class Trainer:
                     if change is not None:
                         self.replan(metrics, *change)
                         phase_end = plan.phased and plan.is_phase_end(self.step)
-                # every eval_every steps, and at the last step whatever eval_every is: a run
-                # shorter than eval_every still ends with an eval (once: a finished run that is
-                # started again trains no step, so it logs none)
+                # every eval_every steps, and at the last step whatever eval_every is: a run shorter than eval_every
+                # still ends with an eval (once: a finished run that is started again trains no step, so it logs none)
                 if config.eval_every and self.shards.test and (self.step % config.eval_every == 0
                                                                or self.step == plan.end):
                     with self.aside("eval"):
