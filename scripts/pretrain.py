@@ -29,7 +29,9 @@ With --long (scripts/long_recipe.py) it also encodes the longer rows (CPU: 512 a
 GPU: 1,024 and 8,192) and trains through sequence-length phases ending on the longest rows, the
 global RoPE θ raised for them, into RUNS/LANG_modern_long; step 5 adds the context evaluation
 (`python -m trainer.context_eval`: the accuracy deep in long held-out articles with the whole
-article around the mask against 512 tokens, the gain) to the closing lines.
+article around the mask against 512 tokens, the gain) to the closing lines. On a CPU with a
+budget under 20 minutes (scripts/long_recipe.py's CPU_MIN_BUDGET, measured) it says in one line,
+before the run and among the closing lines, that the model will stay near word frequencies.
 """
 from __future__ import annotations
 
