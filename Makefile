@@ -40,11 +40,12 @@ WORKERS_OPT := $(if $(WORKERS),--workers $(WORKERS),)
 .PHONY: setup corpus pretrain demo test test-fast lint bench clean-data
 
 # Installs once; reinstalls when pyproject.toml changes. torch is pinned to 2.13.0 (CPU wheel here).
-# pip's and setuptools' output goes to $(VENV)/install.log, shown only if the install fails.
+# pip's and setuptools' output goes to $(VENV)/install.log, shown only if the install fails; the
+# one line before it says what it installs and that it takes minutes (it is silent meanwhile).
 INSTALL_LOG := $(VENV)/install.log
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@echo "installing wiki2bert and its dependencies into $(VENV) (log: $(INSTALL_LOG))"
+	@echo "installing wiki2bert and its dependencies into $(VENV): pip install -e '.[all]' (torch, transformers, DeepSpeed, Dask, datasets, word segmenters; about 2 GB), a few minutes and quiet until done (log: $(INSTALL_LOG))"
 	@if ! { $(PY) -m pip install --quiet --upgrade pip && $(PY) -m pip install --quiet -e '.[all]'; } \
 	    > $(INSTALL_LOG) 2>&1; then \
 	  cat $(INSTALL_LOG) >&2; \

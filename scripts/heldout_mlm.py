@@ -121,10 +121,12 @@ def heldout_accuracy(model_dir: Path, hdf5_dir: Path, mask_share: float = 0.15,
             "unigram_token": tokenizer.convert_ids_to_tokens(top)}
 
 
-def save_result(r: dict, path: Path, model_dir: Path, hdf5_dir: Path) -> None:
+def save_result(r: dict, path: Path, model_dir: Path, hdf5_dir: Path, step: int | None = None) -> None:
     """The measure as JSON beside the run (`make pretrain`: RUN/heldout_mlm.json), where
-    `pipeline report --run RUN` shows it (pipeline/report/training.py)."""
-    record = {**r, "model": str(model_dir), "hdf5": str(hdf5_dir), "line": summary_line(r)}
+    `pipeline report --run RUN` shows it (pipeline/report/training.py) and the model card of the
+    export of checkpoint `step` (trainer/export/card.py)."""
+    record = {**r, "model": str(model_dir), "hdf5": str(hdf5_dir), "line": summary_line(r),
+              **({"step": step} if step is not None else {})}
     Path(path).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
 
 

@@ -36,7 +36,9 @@ With --long (scripts/long_recipe.py) it also encodes the longer rows (CPU: 512 a
 GPU: 1,024 and 8,192) and trains through sequence-length phases ending on the longest rows, the
 global RoPE θ raised for them, into RUNS/LANG_modern_long; step 5 adds the context evaluation
 (`python -m trainer.context_eval`: the accuracy deep in long held-out articles with the whole
-article around the mask against 512 tokens, the gain) to the closing lines.
+article around the mask against 512 tokens, the gain) to the closing lines. On a CPU with a
+budget under 20 minutes (scripts/long_recipe.py's CPU_MIN_BUDGET, measured) it says in one line,
+before the run and among the closing lines, that the model will stay near word frequencies.
 """
 from __future__ import annotations
 
@@ -60,7 +62,7 @@ from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary 
 from scripts.fill_mask import fill_masks, hide_words  # noqa: E402  (light: torch and transformers when called)
 from scripts.heldout_mlm import heldout_accuracy, save_result, summary_line, verdict_lines  # noqa: E402  (torch when called)
 from scripts.long_recipe import LONG, write_phases  # noqa: E402
-from scripts.pretrain_advice import input_problem, probe_estimate, rerun_command  # noqa: E402
+from scripts.pretrain_advice import input_problem, long_budget_warning, probe_estimate, rerun_command  # noqa: E402
 from scripts.pretrain_commands import (  # noqa: E402
     MODELS,
     PACKED,
@@ -82,6 +84,7 @@ from scripts.vocab_rule import (  # noqa: E402
     suggest_vocab_size,
 )
 from trainer.checkpoint import checkpoint_step, list_checkpoints  # noqa: E402
+from trainer.export.card import add_heldout  # noqa: E402
 from trainer.runtime.card import card_memory_gib  # noqa: E402  (torch when called, on CUDA)
 from vocab.kinds import MODEL_TYPES, load_tokenizer  # noqa: E402
 
@@ -147,8 +150,9 @@ def heldout_sentences(a, n: int = 3) -> list[str]:
     return hide_words(lines, load_tokenizer(a.data_dir / a.lang / "vocab"), word_segmenter(a.lang), n)
 
 
-def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]:
-    """The closing steps on the device the run trained on, each saying its seconds."""
+def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path], advice: list[str]) -> list[str]:
+    """The closing steps on the device the run trained on, each saying its seconds; the closing
+    lines, `advice` after the verdict."""
     newest = list_checkpoints(out)[-1]
     if not (hf / "config.json").is_file() or (hf / "model.safetensors").stat().st_mtime < \
             (newest / "model.pt").stat().st_mtime:
@@ -159,7 +163,8 @@ def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]
         say(f"$ python scripts/heldout_mlm.py {hf} {hdf5[0]} --device {device}")
         result = heldout_accuracy(hf, hdf5[0], device=device)
         say(summary_line(result))
-        save_result(result, out / "heldout_mlm.json", hf, hdf5[0])   # for report.html
+        save_result(result, out / "heldout_mlm.json", hf, hdf5[0], step=checkpoint_step(newest))  # report.html
+        add_heldout(hf / "README.md", out, checkpoint_step(newest))   # and the card, written before it
     long = [context(hf, hdf5[-1], device)] if a.long else []
     sentences = heldout_sentences(a)
     if sentences:
@@ -167,7 +172,7 @@ def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path]) -> list[str]
             say(f"$ {shown([sys.executable, 'scripts/fill_mask.py', hf, *sentences, '--device', device])}")
             for filled in fill_masks(hf, sentences, device=device):
                 say("\n".join(filled.lines()))
-    return verdict_lines(result) + long + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
+    return verdict_lines(result) + advice + long + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
 
 
 def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
@@ -228,7 +233,8 @@ def main(argv=None) -> int:
     p.add_argument("--budget", default="30m", help="training time: --train_budget (90s, 30m, 2h, 1d)")
     p.add_argument("--data-dir", type=Path, default=Path("data"), help="the pipeline's DATA_DIR")
     p.add_argument("--runs", type=Path, default=Path("runs"), help="the run goes to RUNS/LANG_modern")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="auto: every visible CUDA GPU (one rank each), else the CPU (up to 4 ranks)")
     p.add_argument("--vocab-size", type=int, default=None, help="default: the rule's suggestion")
     p.add_argument("--model-type", choices=MODEL_TYPES, default=MODEL_TYPE,
                    help="the tokenizer `pipeline vocab` trains (bytelevel-bpe: RoBERTa's byte-level BPE)")
@@ -266,6 +272,9 @@ def main(argv=None) -> int:
     os.environ[FORCE_HINT_ENV] = f"to redo it with these settings: {rerun_command(argv, force=True)}"
     try:
         device, ranks = ("cuda", 1) if a.dry_run and a.gpu_memory and a.device == "cuda" else pick_device(a.device)
+        advice = [w for w in ([long_budget_warning(device, a.budget)] if a.long else []) if w]
+        for line in advice:   # said before the minutes it costs, and again at the end
+            say(line)
         model_file = a.model_config or MODELS[device]
         model = read_json(model_file)
         if model is None:
@@ -302,7 +311,7 @@ def main(argv=None) -> int:
             + (f", phases of {lengths} tokens" if a.long else ""))
         train(a, device, ranks, run_model, lang_dir / "vocab", hdf5, out)
         say("== [4/5] export, held-out accuracy, fill-mask")
-        verdict = evaluate(a, device, out, out / "hf", hdf5)
+        verdict = evaluate(a, device, out, out / "hf", hdf5, advice)
         say("== [5/5] probe and report")
         results = probe(a, device, out / "hf", out / "probe")
         report(a, out, results)

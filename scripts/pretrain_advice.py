@@ -7,6 +7,7 @@ rerun, in the form the user typed (make's variables or the script's flags), the 
     # "make pretrain LANG=ja DUMP=ja.xml.bz2 PRETRAIN_OPTS=--force"
     input_problem(args)       # "--dump data/ is a folder: ..." or None
     probe_estimate(run_dir, train_sentences, device="cpu")   # "about 9 minutes" or ""
+    long_budget_warning("cpu", "5m")   # "--long on a CPU with BUDGET=5m: ..." or ""
 
 The Makefile's pretrain recipe sets WIKI2BERT_VIA_MAKE=1: the script then names make's
 variables (LANG, DUMP, BUDGET, DATA_DIR, WORKERS) and PRETRAIN_OPTS for the rest.
@@ -19,9 +20,11 @@ import re
 import shlex
 from pathlib import Path
 
+from common.budget import BudgetError, parse_budget
 from pipeline.core.errors import StageError
 from pipeline.stages.download import check_wiki
 from scripts.demo_probe import EPOCHS, SEEDS
+from scripts.long_recipe import CPU_MEASURED, CPU_MIN_BUDGET
 from trainer.finetune.plan import CPU_TRAIN_LIMIT
 
 VIA_MAKE_ENV = "WIKI2BERT_VIA_MAKE"
@@ -78,21 +81,56 @@ def input_problem(a) -> str | None:
     return None
 
 
+PROBE_SEQ = 128   # the probe fine-tunes on rows of up to 128 tokens (trainer.finetune's default)
+
+
 def probe_estimate(run_dir: Path, train_sentences: int, device: str) -> str:
     """'about 12 minutes': the probe's fine-tuning (random init and pretrained, each seed) at
-    the pace the run trained at (its last logged samples/s); "" without a logged pace."""
-    pace = 0.0
-    log = Path(run_dir) / "train_log.jsonl"
-    if log.is_file():
-        for line in log.read_text(encoding="utf-8").splitlines():
-            try:
-                pace = float(json.loads(line).get("samples_per_sec") or pace)
-            except (ValueError, AttributeError):
-                continue
-    if pace <= 0 or train_sentences <= 0:
+    the pace the run trained its probe-length rows at; "" without a logged pace. A phased run
+    (--long) ends on long rows, far slower a row than the probe's: its pace is read from the
+    phase on the shortest rows (phase_start records say each phase's seq_len), and scaled by
+    the tokens a row where even those are longer than the probe's."""
+    pace = pace_by_seq_len(Path(run_dir) / "train_log.jsonl")
+    if not pace or train_sentences <= 0:
         return ""
+    seq_len = min(pace, key=lambda n: (n is None, n or 0))   # None: the run names no phases
+    rows_per_sec = pace[seq_len] * (max(1.0, seq_len / PROBE_SEQ) if seq_len else 1.0)
     rows = min(train_sentences, CPU_TRAIN_LIMIT) if device == "cpu" else train_sentences
     runs = 2 * len(SEEDS.split(","))
-    minutes = runs * rows * EPOCHS / pace / 60   # a rough figure: said in whole minutes or hours
+    minutes = runs * rows * EPOCHS / rows_per_sec / 60   # a rough figure: said in whole minutes or hours
     return (f"about {minutes / 60:.1f} hours" if minutes >= 90 else
             f"about {max(1, round(minutes))} minute{'s' if round(minutes) > 1 else ''}")
+
+
+def pace_by_seq_len(log: Path) -> dict:
+    """{seq_len: the last samples/s logged on rows of that length} from a train_log.jsonl;
+    the key is None for the steps before any phase_start record (an unphased run)."""
+    pace, seq_len = {}, None
+    if not log.is_file():
+        return pace
+    for line in log.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+            if "phase_start" in record:
+                seq_len = int(record["seq_len"])
+            elif float(record.get("samples_per_sec") or 0) > 0:
+                pace[seq_len] = float(record["samples_per_sec"])
+        except (ValueError, AttributeError, KeyError, TypeError):
+            continue
+    return pace
+
+
+def long_budget_warning(device: str, budget: str) -> str:
+    """One line where --long on a CPU is given less time than it needs to pay (CPU_MIN_BUDGET,
+    measured: scripts/long_recipe.py); "" otherwise, and for a budget the trainer will refuse."""
+    try:
+        short = device == "cpu" and parse_budget(budget) < parse_budget(CPU_MIN_BUDGET)
+    except BudgetError:
+        return ""
+    if not short:
+        return ""
+    flag = "BUDGET=" if via_make() else "--budget "
+    return (f"warning: --long on a CPU with {flag}{budget}: below {CPU_MIN_BUDGET} the model stays near "
+            f"word frequencies (measured on uk: {CPU_MEASURED}) and its long phases gave no context "
+            f"gain, nor up to {CPU_MIN_BUDGET} (docs/training.md); leave --long out, or give "
+            f"{flag}{CPU_MIN_BUDGET} or more")

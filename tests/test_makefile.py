@@ -65,8 +65,11 @@ def test_the_install_is_quiet_unless_it_fails(tmp_path):
     res = setup(venv)
     assert res.returncode == 0, res.stderr
     assert "banner" not in res.stdout + res.stderr and "stderr" not in res.stdout + res.stderr
+    # one line, before the quiet minutes: what it installs and that it takes a while (issue 52)
     assert res.stdout.strip().splitlines() == [
-        f"installing wiki2bert and its dependencies into {venv} (log: {venv}/install.log)"]
+        f"installing wiki2bert and its dependencies into {venv}: pip install -e '.[all]' (torch, "
+        "transformers, DeepSpeed, Dask, datasets, word segmenters; about 2 GB), a few minutes and quiet "
+        f"until done (log: {venv}/install.log)"]
     assert (venv / ".installed").is_file() and "banner" in (venv / "install.log").read_text()
     assert "install --quiet -e .[all]" in (venv / "bin" / "calls").read_text()
 

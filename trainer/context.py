@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import torch
 
+from common.numbers import signed
 from trainer.data.context_views import MIN_SEGMENT, SHORT_VIEWS, long_segments, view_batches, view_rows
 from trainer.data.loader import heldout_rows
 from trainer.data.shards import DOC_STARTS
@@ -99,4 +100,4 @@ def context_line(res: dict) -> str:
     return (f"context evaluation on {res[p + 'tokens']:,} masked tokens in {res[p + 'segments']:,} held-out "
             f"segments of {MIN_SEGMENT:,}+ tokens: accuracy {res[p + 'acc_long']:.4f} with the whole "
             f"segment (up to {res[p + 'long_width']:,} tokens), {res[p + 'acc_512']:.4f} with 512 tokens "
-            f"around the mask, {res[p + 'acc_128']:.4f} with 128: context gain {res[p + 'gain']:+.4f}")
+            f"around the mask, {res[p + 'acc_128']:.4f} with 128: context gain {signed(res[p + 'gain'], digits=4)}")

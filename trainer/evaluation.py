@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import torch
 
+from common.numbers import signed
 from pipeline.encoding.hdf5_format import MIN_EVAL_INSTANCES, few_eval_instances
 from trainer.data.loader import eval_batches
 
@@ -80,8 +81,9 @@ def eval_line(step: int, ev: dict, codes=()) -> str:
     line = (f"step {step} eval on {ev['eval_instances']} instances: mlm {ev['eval_mlm_loss']:.4f} "
             f"(acc {ev['eval_mlm_acc']:.3f}){nsp}")
     if "eval_context_gain" in ev:   # trainer/context.py
-        line += (f"; context gain {ev['eval_context_gain']:+.4f} (accuracy {ev['eval_context_acc_long']:.3f} "
-                 f"with the whole segment, {ev['eval_context_acc_512']:.3f} with 512 tokens, "
+        line += (f"; context gain {signed(ev['eval_context_gain'], digits=4)} (accuracy "
+                 f"{ev['eval_context_acc_long']:.3f} with the whole segment, "
+                 f"{ev['eval_context_acc_512']:.3f} with 512 tokens, "
                  f"{ev['eval_context_acc_128']:.3f} with 128, on {ev['eval_context_tokens']:,} tokens)")
     codes = [c for c in codes if f"eval_mlm_loss/{c}" in ev]
     if codes:

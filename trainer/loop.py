@@ -140,7 +140,8 @@ class Trainer:
 
     def replan(self, metrics, starts: list[int], end: int, record: dict) -> None:
         """The budget's re-plan (trainer/runtime/pacing.py): the end, the phases not begun."""
-        log.info(self.plan.replan(self.step, starts, end, record))
+        if line := self.plan.replan(self.step, starts, end, record):   # "": a small move, no line
+            log.info(line)
         metrics.log(self.step, {"replan_end": end, "replan_starts": starts, **record}, prefix="replan")
 
     def aside(self, what: str):
@@ -334,9 +335,8 @@ class Trainer:
                     if change is not None:
                         self.replan(metrics, *change)
                         phase_end = plan.phased and plan.is_phase_end(self.step)
-                # every eval_every steps, and at the last step whatever eval_every is: a run
-                # shorter than eval_every still ends with an eval (once: a finished run that is
-                # started again trains no step, so it logs none)
+                # every eval_every steps, and at the last step whatever eval_every is: a run shorter than eval_every
+                # still ends with an eval (once: a finished run that is started again trains no step, so it logs none)
                 if config.eval_every and self.shards.test and (self.step % config.eval_every == 0
                                                                or self.step == plan.end):
                     with self.aside("eval"):

@@ -70,6 +70,9 @@ class RunPhase:
                 f"lr {self.learning_rate:g}{thetas}; input_dir {self.input_dir}")
 
 
+REPLAN_LOG_SHARE = 0.05
+
+
 def share_starts(shares, max_steps: int) -> list[int]:
     """Each phase's first step: floor(the shares before it x max_steps); every phase >= 1 step."""
     starts, cum = [], 0.0
@@ -95,6 +98,7 @@ class RunPlan:
                              config.decay_proportion)
         self.scales = [p.learning_rate / config.learning_rate for p in self.phases]
         self.replans: list[dict] = []
+        self.logged_end = end   # the end the log last said (replan: a small move is no line)
         self.phased = config.phases is not None   # a run of --phases (else one implicit phase)
 
     @property
@@ -123,15 +127,21 @@ class RunPlan:
 
     def replan(self, step: int, starts: list[int], end: int, record: dict) -> str:
         """From step `step` on: the phases not begun start at `starts`, the run ends at `end`;
-        `record`: the budget's reasons (trainer/runtime/pacing.py). Returns the log line.
+        `record`: the budget's reasons (trainer/runtime/pacing.py). Returns the log line, or ""
+        where the end moved by at most REPLAN_LOG_SHARE of the end the log last said (a budget
+        re-plans every few steps as the pace wavers: 16 lines in 5 minutes said nothing new;
+        train_log.jsonl records every re-plan, the budget's last line counts them).
         The phases begun are those up to the one that trained step `step`: at a phase's last
         step the next one has trained nothing yet, so its start may still move (the current
         phase goes on)."""
-        k, before = (self.phase_at(step - 1) if step else 0), self.end
+        k = self.phase_at(step - 1) if step else 0
         assert starts[:k + 1] == self.starts[:k + 1] and end > step, (step, starts, self.starts, end)
         self.starts = list(starts)
         self.shape.replan(step, end)
         self.replans.append({"step": step, "end": end, "starts": list(starts), **record})
+        if abs(end - self.logged_end) <= REPLAN_LOG_SHARE * self.logged_end:
+            return ""
+        before, self.logged_end = self.logged_end, end   # from the end the last line said
         phases = f", phases from steps {', '.join(map(str, starts))}" if self.phased else ""
         return (f"step {step}: --train_budget re-planned at {record['elapsed_s']:.1f} s of "
                 f"{record['budget_s']:.0f} s: {record['pace_s']:.3f} s a step measured "

@@ -14,6 +14,7 @@ import json
 import math
 from pathlib import Path
 
+from common.numbers import baseline_text, signed
 from pipeline.encoding.hdf5_format import few_eval_instances
 
 from .figures import line_chart
@@ -46,31 +47,54 @@ def masking_text(hp: dict) -> str | None:
 def heldout_text(run: Path) -> str | None:
     """'0.214 against 0.061 for the unigram baseline ...' from heldout_mlm.json, if there."""
     try:
-        r = json.loads((Path(run) / HELDOUT).read_text(encoding="utf-8"))
-        acc, base = float(r["accuracy"]), float(r["unigram_accuracy"])
+        return baseline_text(json.loads((Path(run) / HELDOUT).read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    ratio = f"{acc / base:.1f}x the baseline" if base else "the baseline guesses nothing right"
-    return (f"{acc:.3f} against {base:.3f} for the unigram baseline (always '{r.get('unigram_token')}'): "
-            f"{ratio}, on {r.get('tokens', 0):,} tokens of held-out rows")
+
+
+def read_records(run: Path) -> list[dict]:
+    """Every record of train_log.jsonl (training, eval, phase starts, re-plans); a torn line is skipped."""
+    path = Path(run) / TRAIN_LOG
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
 
 
 def read_log(run: Path) -> tuple[list[dict], list[dict]]:
     """(training records, eval records) of train_log.jsonl; a torn last line is skipped."""
-    train, evals = [], []
-    path = run / TRAIN_LOG
-    if not path.is_file():
-        return train, evals
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if "eval_loss" in rec:
-            evals.append(rec)
-        elif "loss" in rec:
-            train.append(rec)
-    return train, evals
+    records = read_records(run)
+    return ([r for r in records if "loss" in r and "eval_loss" not in r],
+            [r for r in records if "eval_loss" in r])
+
+
+def planned_end(hp: dict, records: list[dict]):
+    """The step the run's plan ends at: a --train_budget re-plan moves it, so the last re-plan's
+    end (trainer/loop.py logs `replan_end`), else the phases' or hparams.json's first plan."""
+    ends = [r["replan_end"] for r in records if "replan_end" in r]
+    plan = hp.get("phase_plan") or []
+    return ends[-1] if ends else (plan[-1].get("last_step") if plan else hp.get("max_steps"))
+
+
+def phases_text(plan: list[dict], records: list[dict], trained) -> str:
+    """'128 / 40 (steps 1-66) -> 512 / 160 (67-85) -> 2,048 / 640 (86-94)': each phase's rows and
+    the steps it trained (train_log.jsonl's phase starts; the plan's where it did not start)."""
+    started = {r["phase_start"]: r["step"] for r in records if "phase_start" in r}
+    parts = []
+    for p in plan:
+        n, first = p.get("phase"), started.get(p.get("phase"))
+        if first is None:
+            steps = f"{num(p.get('first_step'))}-{num(p.get('last_step'))} planned, not reached"
+        else:
+            nxt = started.get(n + 1)
+            steps = f"{num(first)}-{num(nxt - 1 if nxt is not None else trained)}"
+        parts.append(f"{num(p.get('seq_len'))} / {num(p.get('max_pred'))} ({'steps ' if not parts else ''}{steps})")
+    return " -> ".join(parts)
 
 
 def _series(records: list[dict], key: str) -> tuple[list, list]:
@@ -135,10 +159,16 @@ def _one_run(sec: Section, run: Path) -> None:
     heldout = heldout_text(run)
     if heldout:
         sec.add(f"<p><b>Did it learn?</b> Held-out masked-LM accuracy of the export: {esc(heldout)}</p>")
-    rows = [("figure", "value")] + ([("held-out MLM accuracy (export)", heldout)] if heldout else []) + [
-            ("phase / max_steps", f"{hp.get('phase', '-')} / {num(hp.get('max_steps'))}"),
+    records, plan = read_records(run), hp.get("phase_plan") or []
+    trained, end = max(r.get("step", 0) for r in records), planned_end(hp, records)
+    # a run of sequence-length phases: its steps and each phase's rows, not the first phase's alone
+    shape = ([("steps trained / planned", f"{num(trained)} / {num(end)}"),
+              ("phases: seq_len / max_pred (steps)", phases_text(plan, records, trained))] if len(plan) > 1 else
+             [("phase / max_steps", f"{hp.get('phase', '-')} / {num(end)}"),
+              ("seq_len / max_pred", f"{hp.get('seq_len', '-')} / {hp.get('max_pred', '-')}")])
+    rows = [("figure", "value")] + ([("held-out MLM accuracy (export)", heldout)] if heldout else []) + shape[:1] + [
             ("ranks / global batch", f"{hp.get('world_size', '-')} / {num(hp.get('global_batch_size'))}"),
-            ("seq_len / max_pred", f"{hp.get('seq_len', '-')} / {hp.get('max_pred', '-')}"),
+            *shape[1:],
             ("objective", hp.get("objective", "-")),
             ("masking", masking_text(hp) or "-"),
             ("last logged step", num(last["step"]))]
@@ -156,7 +186,7 @@ def _one_run(sec: Section, run: Path) -> None:
             c = long[-1]
             rows.append(("long context: accuracy whole segment / 512 / 128 tokens",
                          f"{c['eval_context_acc_long']:.3f} / {c['eval_context_acc_512']:.3f} / "
-                         f"{c['eval_context_acc_128']:.3f}: gain {c['eval_context_gain']:+.3f} on "
+                         f"{c['eval_context_acc_128']:.3f}: gain {signed(c['eval_context_gain'])} on "
                          f"{num(c['eval_context_tokens'])} tokens (step {num(c['step'])})"))
         n = ev.get("eval_instances")
         rows.append(("eval instances", num(n)))

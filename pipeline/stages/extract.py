@@ -178,7 +178,7 @@ def extract_range(job: tuple) -> dict:
         info["bytes"] = 0
     return {**info, "other_namespace": dropped["other_namespace"], "redirect": dropped["redirect"],
             "xml_bytes": reader.xml_bytes, "first": reader.streams.first, "stop": reader.streams.stop,
-            "truncated": reader.truncated, "truncation": reader.truncation}
+            "truncated": reader.truncated, "truncation": reader.truncation, "newest": reader.newest}
 
 
 def range_tasks(dump: Path, header: Header, index: Path | None, out: Path, window: int):
@@ -232,10 +232,11 @@ def extract(*, data_dir="data", lang="hu", workers=None, input=None, output=None
                 task.arg[2].unlink(missing_ok=True)
                 _add(info, task, counts, dropped, outputs)
         truncated, truncation, xml_bytes = reader.truncated, reader.truncation, reader.xml_bytes
+        newest = reader.newest
     else:
         tasks, truncated = range_tasks(dump, header, index, out, _window(task_mb))
         truncation = "the index lists streams past its end" if truncated else ""
-        xml_bytes = len(header.xml)
+        xml_bytes, newest = len(header.xml), ""
         stop = header.end
         with progress(total=dump.stat().st_size - header.end, unit="B", unit_scale=True,
                       desc="extract") as bar:
@@ -250,6 +251,7 @@ def extract(*, data_dir="data", lang="hu", workers=None, input=None, output=None
                 dropped["other_namespace"] += info["other_namespace"]
                 dropped["redirect"] += info["redirect"]
                 xml_bytes += info["xml_bytes"]
+                newest = max(newest, info["newest"])
                 if info["truncated"]:
                     truncated, truncation = True, info["truncation"]
         if not truncated and stop != dump.stat().st_size:
@@ -273,6 +275,8 @@ def extract(*, data_dir="data", lang="hu", workers=None, input=None, output=None
         "xml_bytes": xml_bytes,
         "output_bytes": counts["bytes"],
         "truncated": truncated,
+        # the dump's date where its file name has none (the model card's): its newest revision
+        **({"newest_revision": newest} if newest else {}),
         "seconds": run.seconds(),
     }
     return run.finish(summary, outputs, extra={"dump": str(dump.resolve()),

@@ -157,6 +157,7 @@ class Page:
     title: str
     redirect: bool
     text: str
+    timestamp: str = ""   # its revision's, ISO 8601 (2023-05-01T12:08:16Z); "" where the dump has none
 
 
 def _local(tag: str) -> str:
@@ -178,6 +179,7 @@ class DumpReader:
         self.compressed_bytes = self.path.stat().st_size
         self.compressed_read = 0  # progress, in bytes of the file on disk
         self.xml_bytes = 0        # decompressed bytes read
+        self.newest = ""          # the newest revision timestamp read: the dump's date where its name has none
         self.streams = None       # a range's RangeStatus once read
 
     def pages(self) -> Iterator[Page]:
@@ -254,6 +256,7 @@ class DumpReader:
                 elif name == "page":
                     page = read_page(elem)
                     if page is not None:
+                        self.newest = max(self.newest, page.timestamp)   # ISO 8601 sorts as text
                         yield page
                 root.remove(elem)  # memory: one page at a time
         try:
@@ -332,7 +335,7 @@ def dump_siteinfo(path: str | os.PathLike, max_bytes: int = 4 << 20) -> SiteInfo
 
 
 def read_page(elem) -> Page | None:
-    fields = {"id": "", "revid": "", "ns": "", "title": "", "text": ""}
+    fields = {"id": "", "revid": "", "ns": "", "title": "", "text": "", "timestamp": ""}
     redirect = False
     for child in elem:
         name = _local(child.tag)
@@ -347,6 +350,9 @@ def read_page(elem) -> Page | None:
                     fields["revid"] = (rc.text or "").strip()
                 elif rname == "text":
                     fields["text"] = rc.text or ""
+                elif rname == "timestamp":
+                    fields["timestamp"] = (rc.text or "").strip()
     if not fields["id"] and not fields["title"]:
         return None
-    return Page(fields["id"], fields["revid"], fields["ns"], fields["title"], redirect, fields["text"])
+    return Page(fields["id"], fields["revid"], fields["ns"], fields["title"], redirect, fields["text"],
+                fields["timestamp"])

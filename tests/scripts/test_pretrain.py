@@ -222,3 +222,27 @@ def test_the_reports_font_list_persists(tmp_path, monkeypatch):
         assert script.font_cache_env(tmp_path / "data") == {"MPLCONFIGDIR": str(tmp_path / "data" / ".matplotlib")}
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mine"))
     assert script.font_cache_env(tmp_path / "data") == {}
+
+
+def test_long_on_a_cpu_with_a_short_budget_is_warned_before_and_after(stubbed, monkeypatch, capsys):
+    """Issue 52: --long on a CPU with BUDGET=5m spent most of its steps on long rows and learned
+    little (1.1x the unigram baseline); the budget it needs was measured (scripts/long_recipe.py)."""
+    from scripts.long_recipe import CPU_MIN_BUDGET
+    from scripts.pretrain_advice import long_budget_warning
+
+    calls, args = stubbed
+    closing = {}
+    monkeypatch.setattr(script, "evaluate", lambda *a: closing.setdefault("advice", a[-1]) and ["== did it learn?"])
+    short = [*args[:args.index("--budget")], "--budget", "5m", *args[args.index("--budget") + 2:], "--long"]
+    assert script.main(short) == 0
+    out = capsys.readouterr().out.splitlines()
+    warning = long_budget_warning("cpu", "5m")
+    assert warning.startswith(f"warning: --long on a CPU with BUDGET=5m: below {CPU_MIN_BUDGET} ")
+    assert warning.endswith(f"leave --long out, or give BUDGET={CPU_MIN_BUDGET} or more")
+    assert "1.1x the unigram baseline at 5m" in warning   # what was measured, in the line
+    assert out[0] == warning and closing["advice"] == [warning] and out.count(warning) == 1
+    assert out.index(warning) < next(i for i, line in enumerate(out) if line.startswith("== [1/5]"))
+    closing.clear()
+    assert script.main(args + ["--long"]) == 0 and closing["advice"] == []   # 30m: enough
+    assert not any(line.startswith("warning: --long") for line in capsys.readouterr().out.splitlines())
+    assert long_budget_warning("cuda", "5m") == "" and long_budget_warning("cpu", "5 minutes") == ""

@@ -61,3 +61,33 @@ def test_the_probe_estimate_comes_from_the_runs_pace(tmp_path):
     assert probe_estimate(tmp_path, 5000, "cpu") == "about 10 minutes"
     assert probe_estimate(tmp_path, 461, "cpu") == "about 2 minutes"
     assert probe_estimate(tmp_path, 20000, "cuda") == "about 1.7 hours"   # every row on a GPU
+
+
+def test_the_probe_estimate_of_a_long_run_uses_its_short_rows_pace(tmp_path):
+    """Issue 52: under --long the last phase's pace (2,048-token rows at 1 sample/s) made the
+    estimate 35x too long; the probe runs 128-token rows, as the first phase does."""
+    records = [{"step": 1, "phase_start": 1, "seq_len": 128, "max_pred": 40},
+               {"step": 20, "loss": 7.0, "samples_per_sec": 60.0},
+               {"step": 21, "phase_start": 2, "seq_len": 512, "max_pred": 160},
+               {"step": 40, "loss": 6.5, "samples_per_sec": 12.0},
+               {"step": 41, "phase_start": 3, "seq_len": 2048, "max_pred": 640},
+               {"step": 60, "loss": 6.4, "samples_per_sec": 1.0}]
+    (tmp_path / "train_log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert probe_estimate(tmp_path, 5000, "cpu") == "about 10 minutes"   # 60 rows/s, as above
+    # a run whose shortest rows are 512 tokens: 12 rows/s there, about 48 of the probe's 128
+    (tmp_path / "train_log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[2:]))
+    assert probe_estimate(tmp_path, 5000, "cpu") == "about 12 minutes"
+
+
+
+def test_device_says_what_it_picks(capsys):
+    """Issue 52: --device had no help text (argparse then shows neither help nor its default)."""
+    import pytest
+
+    import scripts.pretrain as script
+
+    with pytest.raises(SystemExit):
+        script.main(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--device {auto,cpu,cuda} auto: every visible CUDA GPU" in help_text
+    assert "else the CPU (up to 4 ranks) (default: auto)" in help_text

@@ -93,3 +93,15 @@ def test_a_replan_at_a_phase_end_may_move_the_next_phase_which_has_not_begun():
     with pytest.raises(AssertionError):   # a phase that trained a step keeps its start
         plan.replan(64, [0, 66], 90, {"elapsed_s": 1.0, "budget_s": 2.0, "pace_s": 0.1,
                                       "timed_pace_s": 0.1, "forecast_s": 3.0})
+
+
+def test_a_replan_is_a_log_line_only_when_it_moves_the_end_by_more_than_5_percent():
+    """Issue 52: 16 `--train_budget re-planned` lines in 5 minutes, the end wavering 79-110;
+    every re-plan is still recorded (the budget's last line counts them)."""
+    plan = RunPlan(phases((0.7, 128, 1e-3), (0.3, 512, 1e-3)), config(phases=("x",)))
+    why = {"elapsed_s": 1.0, "budget_s": 300.0, "pace_s": 0.1, "timed_pace_s": 0.1, "forecast_s": 3.0}
+    lines = [plan.replan(step, [0, int(0.7 * end)], end, why)
+             for step, end in ((2, 104), (4, 96), (6, 106), (8, 111), (10, 108), (12, 100))]
+    assert [bool(x) for x in lines] == [False, False, True, False, False, True]
+    assert "max_steps 100 -> 106" in lines[2] and "max_steps 106 -> 100" in lines[5]
+    assert len(plan.replans) == 6 and plan.end == 100

@@ -19,7 +19,11 @@ import re
 import time
 from pathlib import Path
 
+from common.atomic import write_text_atomic
+from common.numbers import baseline_text, signed
+
 CC_BY_SA = "https://creativecommons.org/licenses/by-sa/4.0/"
+HELDOUT = "heldout_mlm.json"   # scripts/heldout_mlm.py's save_result
 KINDS = {"wordpiece": "WordPiece", "bpe": "BPE", "unigram": "Unigram", "wordlevel": "word-level"}
 
 
@@ -76,13 +80,13 @@ def phases_section(plan: list[dict], records: list[dict], last_step) -> str:
         accum = p.get("gradient_accumulation_steps")   # a step in tokens: micro-batch x accumulation
         batch = f"{p['train_batch_size']} × {accum}" if accum else p["train_batch_size"]
         rows.append(f"| {n} | {p['seq_len']:,} | {steps} | {batch} | {masks} | "
-                    f"{p['learning_rate']:g} | {theta or '-'} | `{p['input_dir']}` |")
+                    f"{p['learning_rate']:g} | {theta or '-'} | `{Path(p['input_dir']).name}` |")
     return ("""
 ## Sequence-length phases
 
 Trained in phases of growing rows under one learning-rate schedule (warmup at the start, decay at
 the end), each phase on its own data with its own batch, masking rate, peak learning rate and
-RoPE θ.
+RoPE θ. The data: each phase's encode folder (`pipeline encode`'s name for its rows).
 
 | phase | tokens a row | steps | batch a rank | masked | peak lr | RoPE θ | data |
 |---|---|---|---|---|---|---|---|
@@ -142,7 +146,10 @@ def corpus_facts(input_dir: str | None) -> dict:
         facts["dump"] = Path(download["dump"]).name
         date = download.get("date") if download.get("date") not in (None, "latest") else None
         found = re.search(r"(20\d{6})", facts["dump"])
-        facts["dump_date"] = date or (found.group(1) if found else "unknown")
+        # a dump renamed (xxwiki.xml.xz): the newest revision in it, which extract recorded
+        newest = _json(hdf5.parent / "extracted" / "manifest.json").get("summary", {}).get("newest_revision")
+        facts["dump_date"] = date or (found.group(1) if found else
+                                      f"{newest[:10]}, its newest revision" if newest else "unknown")
     return facts
 
 
@@ -207,8 +214,33 @@ def context_row(records: list[dict]) -> str:
     return (f"\n| long context | masked tokens deep in long held-out articles: accuracy "
             f"{ev['eval_context_acc_long']:.3f} with the whole segment around them (up to "
             f"{ev.get('eval_context_long_width', 0):,} tokens), {ev['eval_context_acc_512']:.3f} with 512 tokens, "
-            f"{ev['eval_context_acc_128']:.3f} with 128: context gain {ev['eval_context_gain']:+.3f} "
+            f"{ev['eval_context_acc_128']:.3f} with 128: context gain {signed(ev['eval_context_gain'])} "
             f"({ev['eval_context_tokens']:,} tokens, step {ev['step']}) |")
+
+
+def heldout_row(run_dir: Path | None, step) -> str:
+    """The card's line on the export's held-out masked-LM accuracy against the unigram baseline
+    (heldout_mlm.json, which `make pretrain` writes after the export, for checkpoint `step`);
+    "" without one, or for another checkpoint's export."""
+    r = _json(run_dir / HELDOUT) if run_dir else {}
+    try:
+        return f"\n| held-out masked-LM accuracy | {baseline_text(r)} |" if r.get("step") == step else ""
+    except (KeyError, ValueError, TypeError):   # a record of another shape: no line, not a failed export
+        return ""
+
+
+def add_heldout(card_file: Path, run_dir: Path, step) -> None:
+    """Put heldout_row into an exported card (`make pretrain` measures after the export),
+    in place of an earlier one, after the last-evaluation line."""
+    if not Path(card_file).is_file():   # an export from before cards: nothing to add to
+        return
+    lines = [ln for ln in Path(card_file).read_text(encoding="utf-8").split("\n")
+             if not ln.startswith("| held-out masked-LM accuracy |")]
+    row = heldout_row(run_dir, step)
+    at = next((i + 1 for i, ln in enumerate(lines) if ln.startswith("| last evaluation |")), None)
+    if row and at is not None:
+        lines.insert(at, row.lstrip("\n"))
+    write_text_atomic(Path(card_file), lambda fh: fh.write("\n".join(lines)))
 
 
 def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, family,
@@ -287,7 +319,7 @@ trained with wiki2bert on the {wikipedia}.
 | training | {training_row} |
 | objective | {hp.get('objective', 'unknown')} |{attention_row(hp)}
 | final training loss | {losses} |
-| last evaluation | {evals} |{context_row(_records(run_dir))}
+| last evaluation | {evals} |{heldout_row(run_dir, meta.get("step"))}{context_row(_records(run_dir))}
 | exported | {time.strftime('%Y-%m-%d')} from `{ckpt.name}` |
 {languages_section(hp, ev, corpora) if corpora else ""}{phases}{device_section(_records(run_dir), hp)}{evaluation}
 ## How to load it

@@ -21,13 +21,16 @@ and returns trainer.models.output.PretrainingOutput.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from common.os_errors import as_os_error
+from common.progress import stderr_is_terminal
 
 
 class ModelFileError(ValueError):
@@ -282,5 +285,35 @@ def save_hf_model(model_cls, config, weights: dict, folder: Path, display_name: 
         raise ModelFileError(f"the weights do not fit the {display_name} config ({problems})")
     model.load_state_dict(weights, strict=False)
     model.tie_weights()
-    model.save_pretrained(folder, safe_serialization=True)
+    with quiet_save():
+        model.save_pretrained(folder, safe_serialization=True)
     return sum(p.numel() for p in model.parameters())
+
+
+@contextlib.contextmanager
+def quiet_save():
+    """save_pretrained without what an export has no use for. Its first step unwraps the model
+    through accelerate, which imports DeepSpeed whenever it is installed only to ask whether the
+    model is a DeepSpeedEngine: seconds, and DeepSpeed's "Setting accelerator to CPU" warning,
+    in an export that does not use it (the model here is transformers' own, never an engine:
+    the answer is no). Its "Writing model shards" bar is left out where stderr is not a
+    terminal (a log file: the bar would be carriage-return fragments)."""
+    from transformers.utils import logging as hf_logging  # here: this module is light until an export
+
+    try:
+        from accelerate.utils import other
+    except ImportError:   # without accelerate transformers unwraps by itself, asking no DeepSpeed
+        other = None
+    probe = getattr(other, "is_deepspeed_available", None)
+    bars = hf_logging.is_progress_bar_enabled()
+    if probe is not None and "deepspeed" not in sys.modules:   # already imported: nothing to spare
+        other.is_deepspeed_available = lambda: False
+    if bars and not stderr_is_terminal():
+        hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if probe is not None:
+            other.is_deepspeed_available = probe
+        if bars:
+            hf_logging.enable_progress_bar()

@@ -25,36 +25,22 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-import re
 import sys
 import time
 
 import torch
 
+from common.budget import BudgetError, parse_budget  # noqa: F401  (BudgetError: read from here too)
 from trainer.checkpoint.layout import read_meta
 from trainer.data.loader import eval_batches
 from trainer.runtime.pacing import CHECKS, Pacer, plan_steps, reduce_max
 
-UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 TIMED_STEPS = 3          # optimizer steps timed at least, after the untimed warm-up steps
 WARMUP_STEPS = 8         # untimed steps at most, until one compiles nothing (at least one)
 TIMING_SHARE = 0.01      # ... and more until this share of the budget is spent timing
 MAX_TIMED_STEPS = 50
 STEP_OVERHEAD = 1.02     # a real step over a timed one (optimizer, loader, logs): 1.00-1.01 measured on CPU
 END_RESERVE = 0.01       # of the budget, kept for the final checkpoint and eval
-
-
-class BudgetError(ValueError):
-    """--train_budget cannot be read; the message says what is accepted."""
-
-
-def parse_budget(text: str) -> float:
-    """'30m', '2h', '1d', '90s', '1.5h' -> seconds."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd])\s*", str(text))
-    if not m or float(m.group(1)) <= 0:
-        raise BudgetError(f"--train_budget {text!r} cannot be read: give a positive number and a "
-                          "unit s, m, h or d, e.g. 30m, 2h, 1d")
-    return float(m.group(1)) * UNITS[m.group(2)]
 
 
 def steps_for_budget(budget_s: float, elapsed_s: float, step_s: float) -> int:

@@ -203,7 +203,8 @@ class Pacer:
         """The clock at the end of the run (the slowest rank's): a log line and a record."""
         spent = reduce_max(env, [self.elapsed()])[0]
         return (f"--train_budget {budget}: {spent:.1f} s spent of {self.budget_s:.0f} s "
-                f"({spent / self.budget_s:.1%}), {replans} re-plan{'' if replans == 1 else 's'}",
+                f"({spent / self.budget_s:.1%}), {replans} re-plan{'' if replans == 1 else 's'} "
+                "(those that moved the end by more than 5% logged)",
                 {"budget_s": self.budget_s, "budget_spent_s": spent, "budget_replans": replans})
 
     # -- checkpoints ---------------------------------------------------------------------------

@@ -74,3 +74,32 @@ def test_what_the_device_did_is_a_table_a_phase(tmp_path):
     for text in ("231,000", "25.3%", "60.0", "97%", "812"):
         assert text in html, text
     assert "What the device did" not in training_section([tmp_path / "x"]).html()
+
+
+def test_a_phased_run_shows_its_phases_and_the_end_its_budget_planned(tmp_path):
+    """Issue 52: a 94-step run through 128, 512 and 2,048 tokens showed `phase / max_steps 1 / 79`
+    and `seq_len / max_pred 128 / 40` (hparams.json's first plan and first phase); its context
+    gain of +0.0003 showed as +0.000."""
+    run = tmp_path / "long"
+    run.mkdir()
+    plan = [{"phase": 1, "seq_len": 128, "max_pred": 40, "first_step": 1, "last_step": 55},
+            {"phase": 2, "seq_len": 512, "max_pred": 160, "first_step": 56, "last_step": 71},
+            {"phase": 3, "seq_len": 2048, "max_pred": 640, "first_step": 72, "last_step": 79}]
+    lines = [{"step": 1, "phase_start": 1, "seq_len": 128},
+             {"step": 20, "loss": 6.0, "mlm_loss": 6.0, "lr": 1e-3, "samples_per_sec": 30.0},
+             {"step": 30, "replan_end": 94, "replan_starts": [0, 66, 85]},
+             {"step": 67, "phase_start": 2, "seq_len": 512},
+             {"step": 80, "loss": 5.0, "mlm_loss": 5.0, "lr": 1e-3, "samples_per_sec": 8.0},
+             {"step": 86, "phase_start": 3, "seq_len": 2048},
+             {"step": 94, "eval_loss": 5.1, "eval_mlm_loss": 5.1, "eval_mlm_acc": 0.2, "eval_instances": 40,
+              "eval_context_acc_long": 0.0303, "eval_context_acc_512": 0.03, "eval_context_acc_128": 0.029,
+              "eval_context_gain": 0.0003, "eval_context_tokens": 9000},
+             {"step": 94, "budget_s": 300, "budget_spent_s": 301.0, "budget_replans": 16}]
+    (run / "train_log.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (run / "hparams.json").write_text(json.dumps({"phase": 1, "max_steps": 79, "seq_len": 128, "max_pred": 40,
+                                                  "phase_plan": plan}))
+    html = training_section([run]).html()
+    for text in ("steps trained / planned", "94 / 94", "128 / 40 (steps 1-66) -&gt; 512 / 160 (67-85) -&gt; "
+                 "2,048 / 640 (86-94)", "gain +0.0003 on 9,000 tokens"):
+        assert text in html, text
+    assert "1 / 79" not in html and "phase / max_steps" not in html

@@ -6,6 +6,7 @@ import gzip
 import json
 import logging
 import lzma
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -354,3 +355,18 @@ def test_errors_found_mid_dump_are_one_line_of_their_own_via_the_cli(tmp_path, n
     assert len(error_lines) == 1 and error_lines[0].startswith("Error: ")
     assert re.search(message, error_lines[0])
     assert not (tmp_path / "d" / "hu" / "extracted" / "manifest.json").exists()
+
+
+def test_the_newest_revision_is_recorded_for_the_dumps_date(tmp_path):
+    """Issue 52: a dump renamed xxwiki.xml.xz has no date in its name (the model card said
+    `date unknown`); its revisions' timestamps say when it was made."""
+    xml = xml_dump([(0, "Alma", ARTICLE), (0, "Körte", ARTICLE), (0, "Szilva", ARTICLE)])
+    stamps = iter(["2023-04-30T10:00:00Z", "2023-05-01T12:08:16Z", "2021-01-02T03:04:05Z"])
+    xml = re.sub(r"<revision><id>(\d+)</id>",
+                 lambda m: f"<revision><id>{m.group(1)}</id><timestamp>{next(stamps)}</timestamp>", xml)
+    dump = tmp_path / "xxwiki.xml.xz"
+    dump.write_bytes(lzma.compress(xml.encode()))
+    assert extract(input=dump, output=tmp_path / "out", workers=1)["newest_revision"] == "2023-05-01T12:08:16Z"
+    plain = tmp_path / "plain.xml"   # a dump without timestamps: no guess
+    plain.write_text(xml_dump([(0, "Alma", ARTICLE)]), encoding="utf-8")
+    assert "newest_revision" not in extract(input=plain, output=tmp_path / "out2", workers=1)

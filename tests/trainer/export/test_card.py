@@ -124,3 +124,55 @@ def test_what_the_device_did_is_on_the_card_and_the_goldens_blank_it(tmp_path):
     write(a, "# card\n" + section)
     write(b, "# card\n" + section.replace("391,234", "390,000"))
     assert file_hash(a, str(tmp_path)) == file_hash(b, str(tmp_path))   # timings: not the product
+
+
+def test_the_card_has_the_heldout_accuracy_folder_names_and_the_dumps_date(tmp_path):
+    """Issue 52: the card lacked the held-out accuracy against the unigram baseline (the report
+    had it), its phases table held absolute local paths, and a renamed dump's date was unknown."""
+    from trainer.export.card import add_heldout
+
+    data = tmp_path / "data" / "xx"
+    hdf5 = data / "hdf5_lower_case_0_seq_len_128_max_pred_40_packed"
+    (hdf5 / "xxwiki").mkdir(parents=True)
+    write(data / "download" / "manifest.json", {"summary": {"dump": "/home/me/xxwiki.xml.xz"}})
+    write(data / "extracted" / "manifest.json", {"summary": {"newest_revision": "2023-05-01T12:08:16Z"}})
+    plan = [{"phase": i + 1, "input_dir": str(d), "seq_len": n, "train_batch_size": 8, "learning_rate": 1e-3,
+             "mlm_probability": 0.3, "first_step": f, "last_step": last}
+            for i, (d, n, f, last) in enumerate([(hdf5, 128, 1, 60), (data / "hdf5_2048", 2048, 61, 94)])]
+    run, ckpt = tmp_path / "run", tmp_path / "run" / "checkpoints" / "ckpt_00000094"
+    write(run / "hparams.json", {"phase_plan": plan, "max_steps": 79, "phase": 1})
+    write(run / "train_log.jsonl", json.dumps({"step": 94, "eval_loss": 6.0, "eval_mlm_loss": 6.0,
+                                               "eval_mlm_acc": 0.1, "eval_instances": 40}) + "\n")
+    write(ckpt / "meta.json", {"step": 94, "phase": 1, "end_step": 94})
+    write(run / "heldout_mlm.json", {"accuracy": 0.123, "unigram_accuracy": 0.05, "unigram_token": ",",
+                                     "tokens": 4321, "step": 94})
+    write_vocab(tmp_path / "vocab", 200)
+    config = BertConfig(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64)
+    card = model_card(run, ckpt, config, load_vocab(tmp_path / "vocab"), n_params=1,
+                      family=get_family("modernbert"))
+    assert "| Wikipedia dump | xxwiki.xml.xz (date 2023-05-01, its newest revision) |" in card
+    row = ("| held-out masked-LM accuracy | 0.123 against 0.050 for the unigram baseline (always ','): "
+           "2.5x the baseline, on 4,321 tokens of held-out rows |")
+    assert row in card
+    assert str(tmp_path) not in card and "| `hdf5_lower_case_0_seq_len_128_max_pred_40_packed` |" in card
+    # make pretrain measures after the export: the row goes into the card written before it
+    stale = tmp_path / "README.md"
+    stale.write_text(card.replace(row + "\n", ""), encoding="utf-8")
+    add_heldout(stale, run, 94)
+    assert stale.read_text(encoding="utf-8") == card
+    add_heldout(stale, run, 94)   # once, however often
+    assert stale.read_text(encoding="utf-8").count("| held-out masked-LM accuracy |") == 1
+    add_heldout(stale, run, 200)   # another checkpoint's export: no figure of this one
+    assert "| held-out masked-LM accuracy |" not in stale.read_text(encoding="utf-8")
+    add_heldout(tmp_path / "no_card" / "README.md", run, 94)   # no card: nothing written, no error
+    assert not (tmp_path / "no_card").exists()
+
+
+def test_a_small_context_gain_keeps_its_sign_on_the_card():
+    from trainer.export.card import context_row
+
+    row = context_row([{"step": 94, "eval_loss": 6.0, "eval_context_acc_long": 0.0303,
+                        "eval_context_acc_512": 0.03, "eval_context_acc_128": 0.029,
+                        "eval_context_gain": 0.0003, "eval_context_tokens": 9000}])
+    assert "context gain +0.0003 " in row   # issue 52: it said +0.000, the console +0.0003

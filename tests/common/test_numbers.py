@@ -1,0 +1,10 @@
+from common.numbers import signed
+
+
+def test_a_small_gain_keeps_its_sign_and_digits():
+    """Issue 52: the console said +0.0003, report.html and the card +0.000."""
+    assert signed(0.0003) == "+0.0003" == signed(0.0003, digits=4)
+    assert signed(0.02) == "+0.020" and signed(1.0, digits=4) == "+1.0000"
+    assert signed(-0.00004) == "-0.00004"
+    assert signed(0.0) == "+0.000"
+    assert signed(float("nan")) == "+nan"
