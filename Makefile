@@ -59,16 +59,17 @@ setup: $(VENV)/.installed
 corpus: setup
 	$(PIPELINE) --data-dir $(DATA_DIR) --lang $(WIKI_LANG) $(WORKERS_OPT) run $(DUMP_OPT)
 
-# One command from a dump to an evaluated model (python scripts/pretrain.py --help); the run
+# One command from a dump to an evaluated model (python -m recipes.pretrain --help; installed:
+# wiki2bert-pretrain); the run
 # goes to runs/$(LANG)_modern. PRETRAIN_OPTS='--device cpu --vocab-size 8000' etc.; PRETRAIN_OPTS=--long:
 # the long-context recipe (phases to 2,048 tokens on CPU, 8,192 on GPUs) into runs/$(LANG)_modern_long.
 pretrain: setup
-	WIKI2BERT_VIA_MAKE=1 $(PY) scripts/pretrain.py --lang $(WIKI_LANG) --data-dir $(DATA_DIR) --budget $(BUDGET) $(DUMP_OPT) $(WORKERS_OPT) $(PRETRAIN_OPTS)
+	WIKI2BERT_VIA_MAKE=1 $(PY) -m recipes.pretrain --lang $(WIKI_LANG) --data-dir $(DATA_DIR) --budget $(BUDGET) $(DUMP_OPT) $(WORKERS_OPT) $(PRETRAIN_OPTS)
 
 # The demo's data, runs and exported model go to $(DATA_DIR)/demo; DEMO_OPTS='--steps 100' etc.
-# (python scripts/demo.py --help). A rerun skips finished stages and finished training.
+# (python -m recipes.demo --help). A rerun skips finished stages and finished training.
 demo: setup
-	$(PY) scripts/demo.py --data-dir $(DATA_DIR)/demo $(WORKERS_OPT) $(DEMO_OPTS)
+	$(PY) -m recipes.demo --data-dir $(DATA_DIR)/demo $(WORKERS_OPT) $(DEMO_OPTS)
 
 # Two pytest workers (pytest-xdist); --dist loadfile keeps a file's tests on one worker, so its
 # module fixtures (trained models, encoded shards) are built once. --durations=25: the slowest

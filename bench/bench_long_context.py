@@ -23,7 +23,7 @@ Each run is then measured the same way, on the same held-out data: the context e
 (`python -m trainer.context_eval` on the 2,048-token rows' test files: the masked tokens inside
 segments of 1,024+ tokens, scored with the whole segment, with 512 and with 128 tokens around
 them; the gain is whole minus 512; the short model is scored on the long data too, its RoPE
-extrapolated) and the held-out MLM accuracy of scripts/heldout_mlm.py on the 128-token rows'
+extrapolated) and the held-out MLM accuracy of recipes/heldout_mlm.py on the 128-token rows'
 test files (every token masked once, 15% at a time): the short-context figure. With --probe
 also the probe's entity F1 (`python -m trainer.finetune --probe`, a probe of 3,000 training
 sentences, --epochs epochs at 5e-4, batch 32, --max_seq_length 128; one fine-tuning seed per
@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_probe import FINETUNE, PROBE_TRAIN, SHARED, VOCAB_SIZE, run  # noqa: E402
 
-from scripts.long_recipe import LONG, write_phases  # noqa: E402  (make pretrain --long's phases)
+from recipes.long_recipe import LONG, write_phases  # noqa: E402  (make pretrain --long's phases)
 
 PHASES = LONG["cpu"]
 ROWS = tuple((p.max_seq, p.max_pred) for p in PHASES)
@@ -119,7 +119,7 @@ def one_run(variant: str, seed: int, args, prep: dict, cfg: Path) -> dict:
     run([py, "-m", "trainer.context_eval", "--model", hf, "--input_dir", prep["folders"][2048], "--max_rows",
          args.context_rows, "--json", ctx], log, env={"OMP_NUM_THREADS": "2"})
     context_s = time.perf_counter() - t0
-    from scripts.heldout_mlm import heldout_accuracy
+    from recipes.heldout_mlm import heldout_accuracy
 
     heldout = heldout_accuracy(hf, prep["folders"][128], max_rows=args.heldout_rows)
     probe = [None]

@@ -3,8 +3,8 @@
     hint = close_flag(parser, "unrecognized arguments: --bugdet 10m")   # "; did you mean --budget?"
     p = HintingParser(prog="python scripts/pretrain.py")   # argparse's error as one line + the hint
 
-The trainer's parser (trainer/config/flags.py) and the scripts' (scripts/pretrain.py,
-scripts/demo.py) answer the same way; the pipeline's click commands have click's own.
+The trainer's parser (trainer/config/flags.py) and the scripts' (recipes/pretrain.py,
+recipes/demo.py) answer the same way; the pipeline's click commands have click's own.
 """
 from __future__ import annotations
 

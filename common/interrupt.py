@@ -3,7 +3,7 @@ runs.
 
     say_interrupted("Interrupted: rerun the same command to go on ...")
 
-A wrapper that runs our commands (scripts/demo.py, scripts/pretrain.py: `make demo`, `make
+A wrapper that runs our commands (recipes/demo.py, recipes/pretrain.py: `make demo`, `make
 pretrain`) sets WIKI2BERT_QUIET_INTERRUPT=1 for them and says itself what to rerun, so the user
 reads one line with one piece of advice, the wrapper's. The pipeline, the trainer and the
 fine-tuning entry say theirs only when the variable is not set.

@@ -26,7 +26,7 @@ def signed(value: float, digits: int = 3) -> str:
 
 def baseline_text(r: dict) -> str:
     """A held-out masked-LM accuracy against the unigram baseline, from heldout_mlm.json's record
-    (scripts/heldout_mlm.py): '0.214 against 0.061 for the unigram baseline (always 'the'): 3.5x
+    (recipes/heldout_mlm.py): '0.214 against 0.061 for the unigram baseline (always 'the'): 3.5x
     the baseline, on 12,345 tokens of held-out rows' (report.html and the model card)."""
     acc, base = float(r["accuracy"]), float(r["unigram_accuracy"])
     ratio = f"{acc / base:.1f}x the baseline" if base else "the baseline guesses nothing right"

@@ -91,7 +91,7 @@ def phase_evaluation(module, phase, config, env, forward) -> dict:
 
 
 def context_line(res: dict) -> str:
-    """The evaluation in one line (the log, scripts/pretrain.py, python -m trainer.context_eval)."""
+    """The evaluation in one line (the log, recipes/pretrain.py, python -m trainer.context_eval)."""
     if not res:
         return (f"context evaluation: no held-out segment of {MIN_SEGMENT:,}+ tokens with masked tokens "
                 "(the held-out articles are shorter than that, or their rows are: encode them at "

@@ -46,7 +46,7 @@ from .report import human_bytes, progress, report
 
 STATE_DIR = ".stage"  # options of the run in progress and one done marker per task
 # The advice after "holds a run with other settings", where a wrapper passes --force its own way
-# (scripts/pretrain.py: `make pretrain ... PRETRAIN_OPTS=--force`); unset: "rerun with --force"
+# (recipes/pretrain.py: `make pretrain ... PRETRAIN_OPTS=--force`); unset: "rerun with --force"
 FORCE_HINT_ENV = "WIKI2BERT_FORCE_HINT"
 _FINISHED = object()  # stands in for the result of a task an earlier run finished
 

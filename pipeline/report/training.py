@@ -22,7 +22,7 @@ from .page import Section, esc, num, table
 
 TRAIN_LOG = "train_log.jsonl"   # written by trainer/runtime/logs.py
 HPARAMS = "hparams.json"
-HELDOUT = "heldout_mlm.json"    # written by scripts/heldout_mlm.py's save_result (make pretrain)
+HELDOUT = "heldout_mlm.json"    # written by recipes/heldout_mlm.py's save_result (make pretrain)
 
 
 def read_hparams(run: Path) -> dict:

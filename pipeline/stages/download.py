@@ -89,7 +89,7 @@ USE_LANG = "--lang {code} (before the stage name: pipeline --lang {code} ...; ma
 def check_wiki(lang: str, dump: Path | None = None, use: str = USE_LANG) -> None:
     """StageError unless `lang` is the wiki of the local `dump` (its <siteinfo> <dbname>), or,
     where that says nothing (no dump, no dbname), a code on the list of Wikipedias. `use`: how
-    to give the right code, {code} standing for it (scripts/pretrain.py: its own flag)."""
+    to give the right code, {code} standing for it (recipes/pretrain.py: its own flag)."""
     dbname = dump_siteinfo(dump).dbname if dump is not None else ""
     if dbname:
         if same_wiki(lang, dbname):

@@ -1,4 +1,4 @@
-"""Running `make pretrain`'s script (scripts/pretrain.py) from tests, as a subprocess."""
+"""Running `make pretrain`'s command (python -m recipes.pretrain) from tests, as a subprocess."""
 from __future__ import annotations
 
 import os
@@ -10,8 +10,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def pretrain(*args) -> subprocess.CompletedProcess:
-    """scripts/pretrain.py with `args` (str() of each), from the repository root; its output
+    """`python -m recipes.pretrain` with `args` (str() of each), from the repository root; its output
     captured as text, UTF-8 and no progress bars."""
     env = {**os.environ, "PYTHONUTF8": "1", "TQDM_DISABLE": "1"}
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "pretrain.py"), *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "recipes.pretrain", *map(str, args)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)

@@ -1,7 +1,7 @@
 """A step sized in tokens (--tokens_per_step N): the same tokens every optimizer step in every
 sequence-length phase, each phase's rows a rank split into a micro-batch and gradient
 accumulation. No torch, no data: the trainer (trainer/build.py) and `make pretrain --dry-run`
-(scripts/pretrain_plan.py) both size steps with it.
+(recipes/pretrain_plan.py) both size steps with it.
 
     sizes = size_steps(524288, [128, 1024, 8192], world_size=1, caps=[512, 64, 8])
     sizes[0].micro, sizes[0].accum, sizes[0].rows      # 512 rows x 8 micro-steps = 4,096 rows

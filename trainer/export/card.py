@@ -23,7 +23,7 @@ from common.atomic import write_text_atomic
 from common.numbers import baseline_text, signed
 
 CC_BY_SA = "https://creativecommons.org/licenses/by-sa/4.0/"
-HELDOUT = "heldout_mlm.json"   # scripts/heldout_mlm.py's save_result
+HELDOUT = "heldout_mlm.json"   # recipes/heldout_mlm.py's save_result
 KINDS = {"wordpiece": "WordPiece", "bpe": "BPE", "unigram": "Unigram", "wordlevel": "word-level"}
 
 

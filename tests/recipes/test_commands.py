@@ -1,4 +1,4 @@
-"""The wrappers' command runner (scripts/commands.py): after Ctrl-C the command stops quietly
+"""The wrappers' command runner (recipes/commands.py): after Ctrl-C the command stops quietly
 and the wrapper alone says what to rerun; a failure names its step and exit status."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.commands import StepFailed, run_command
+from recipes.commands import StepFailed, run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Ctrl-C unless told not to (common/interrupt.py).
 WRAPPER = """
 import sys
-from scripts.commands import run_command
+from recipes.commands import run_command
 child = ("import time\\nfrom common.interrupt import say_interrupted\\ntry:\\n    print('child up', flush=True)\\n"
          "    time.sleep(60)\\nexcept KeyboardInterrupt:\\n    say_interrupted('child: rerun with --resume')\\n"
          "    raise SystemExit(130)")

@@ -6,7 +6,7 @@ import h5py
 import numpy as np
 import pytest
 
-from scripts.heldout_mlm import heldout_accuracy, main, verdict_lines
+from recipes.heldout_mlm import heldout_accuracy, main, verdict_lines
 from tests.helpers.modern_run_dir import make_modern_run_dir
 from trainer.export import main as export_main
 

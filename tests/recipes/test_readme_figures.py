@@ -6,7 +6,7 @@ pipeline part writes (a run of `scripts/demo.py --only pipeline` with the demo's
 
 The closing held-out accuracy and the fill-mask ranks need the whole demo (training, export,
 transformers: minutes on two cores), and float sums in training may differ on another CPU;
-they are checked only when asked: WIKI2BERT_FULL_DEMO=1 pytest tests/scripts/test_readme_figures.py
+they are checked only when asked: WIKI2BERT_FULL_DEMO=1 pytest tests/recipes/test_readme_figures.py
 (after a README update from a fresh `make demo`, which says when and on what)."""
 from __future__ import annotations
 
@@ -18,9 +18,8 @@ import sys
 
 import pytest
 
-from tests.helpers.script_module import load_script
+import recipes.demo as demo
 
-demo = load_script("scripts/demo.py")
 ROOT = demo.ROOT
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -37,7 +36,7 @@ def number(text: str) -> int:
 
 def run_demo(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONUTF8": "1", "TQDM_DISABLE": "1"}
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "demo.py"), *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "recipes.demo", *args], cwd=ROOT,
                           env=env, capture_output=True, text=True, encoding="utf-8", timeout=1800)
 
 
@@ -99,7 +98,7 @@ def test_the_front_page_starts_with_its_title_and_the_two_commands():
 
 
 def test_the_demo_step_shows_the_training_command_the_demo_runs(tmp_path):
-    from scripts.commands import shown  # how the demo prints what it runs
+    from recipes.commands import shown  # how the demo prints what it runs
 
     s = demo.Settings(data_dir=tmp_path)
     ran = shown(demo.train_command(s, 300))

@@ -1,4 +1,4 @@
-"""What `make pretrain` (scripts/pretrain.py) says besides running its steps: the command to
+"""What `make pretrain` (recipes/pretrain.py) says besides running its steps: the command to
 rerun, in the form the user typed (make's variables or the script's flags), the checks of
 --dump and --lang before any step, and how long the probe would take where it is skipped.
 
@@ -23,8 +23,8 @@ from pathlib import Path
 from common.budget import BudgetError, parse_budget
 from pipeline.core.errors import StageError
 from pipeline.stages.download import check_wiki
-from scripts.demo_probe import EPOCHS, SEEDS
-from scripts.long_recipe import CPU_MEASURED, CPU_MIN_BUDGET
+from recipes.demo_probe import EPOCHS, SEEDS
+from recipes.long_recipe import CPU_MEASURED, CPU_MIN_BUDGET
 from trainer.finetune.plan import CPU_TRAIN_LIMIT
 
 VIA_MAKE_ENV = "WIKI2BERT_VIA_MAKE"
@@ -122,7 +122,7 @@ def pace_by_seq_len(log: Path) -> dict:
 
 def long_budget_warning(device: str, budget: str) -> str:
     """One line where --long on a CPU is given less time than it needs to pay (CPU_MIN_BUDGET,
-    measured: scripts/long_recipe.py); "" otherwise, and for a budget the trainer will refuse."""
+    measured: recipes/long_recipe.py); "" otherwise, and for a budget the trainer will refuse."""
     try:
         short = device == "cpu" and parse_budget(budget) < parse_budget(CPU_MIN_BUDGET)
     except BudgetError:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.fill_mask import masked_ids
+from recipes.fill_mask import masked_ids
 from tests.helpers.modern_run_dir import make_modern_run_dir
 from tests.helpers.trainer_run_dir import make_run_dir
 from trainer.export import main as export_main
@@ -27,7 +27,7 @@ def exported(tmp_path: Path, make) -> Path:
 
 def fill(*args) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TRANSFORMERS_", "HF_HUB_DISABLE"))}
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "fill_mask.py"), *map(str, args)], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "recipes.fill_mask", *map(str, args)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
 
 

@@ -1,4 +1,4 @@
-"""scripts/vocab_rule.py: the words it counts are the vocab stage's (MeCab's for Japanese, not
+"""recipes/vocab_rule.py: the words it counts are the vocab stage's (MeCab's for Japanese, not
 runs between spaces), and it never suggests fewer pieces than the corpus's characters need
 (issue 46: 2,000 pieces for a Japanese dump whose sentencepiece needed 3,266 characters)."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import cli
-from scripts.vocab_rule import body_parameters, corpus_words, suggest_vocab_size
+from recipes.vocab_rule import body_parameters, corpus_words, suggest_vocab_size
 from vocab.kinds.mecab import MecabWords
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,7 +2,7 @@
 `pipeline probe` built from the dump's own links, beside the same model from random weights,
 where the probe's test split is large enough to tell the two apart.
 
-Used by scripts/demo.py (`--probe on` on the sample) and scripts/pretrain.py; by hand:
+Used by recipes/demo.py (`--probe on` on the sample) and recipes/pretrain.py; by hand:
     python -m trainer.finetune --model data/demo/hf_model --probe data/demo/hu \
         --output_dir data/demo/probe --seeds 1,2,3 --baseline random-init --epochs 3 \
         --learning_rate 5e-4 --batch_size 32

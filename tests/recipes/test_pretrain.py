@@ -1,4 +1,4 @@
-"""`make pretrain` / scripts/pretrain.py: one command from a dump to an evaluated model, end to
+"""`make pretrain` / recipes/pretrain.py: one command from a dump to an evaluated model, end to
 end on the shipped sample with a tiny budget; the rerun skips the training; the vocab rule."""
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from collections import Counter
 
 import pytest
 
-import scripts.pretrain as script
+import recipes.pretrain as script
 from pipeline.core.runner import FORCE_HINT_ENV
-from scripts.commands import StepFailed
-from scripts.pretrain_advice import VIA_MAKE_ENV
-from scripts.vocab_rule import body_parameters, embedding_warning, suggest_vocab_size
+from recipes.commands import StepFailed
+from recipes.pretrain_advice import VIA_MAKE_ENV
+from recipes.vocab_rule import body_parameters, embedding_warning, suggest_vocab_size
 from tests.helpers.pretrain_cli import pretrain
 
 
@@ -92,7 +92,7 @@ def test_long_trains_through_phases_and_prints_the_context_evaluation(sample_dum
 
 
 def test_the_long_closing_line_holds_the_context_gain(monkeypatch, tmp_path):
-    import scripts.pretrain as pretrain_script
+    import recipes.pretrain as pretrain_script
     import trainer.context_eval
 
     seen = {}
@@ -227,8 +227,8 @@ def test_the_reports_font_list_persists(tmp_path, monkeypatch):
 def test_long_on_a_cpu_with_a_short_budget_is_warned_before_and_after(stubbed, monkeypatch, capsys):
     """Issue 52: --long on a CPU with BUDGET=5m spent most of its steps on long rows and learned
     little (1.1x the unigram baseline); the budget it needs was measured (scripts/long_recipe.py)."""
-    from scripts.long_recipe import CPU_MIN_BUDGET
-    from scripts.pretrain_advice import long_budget_warning
+    from recipes.long_recipe import CPU_MIN_BUDGET
+    from recipes.pretrain_advice import long_budget_warning
 
     calls, args = stubbed
     closing = {}

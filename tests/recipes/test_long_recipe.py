@@ -1,4 +1,4 @@
-"""`make pretrain --long`'s phases (scripts/long_recipe.py): short rows first, the longest last with
+"""`make pretrain --long`'s phases (recipes/long_recipe.py): short rows first, the longest last with
 the global θ raised, the same tokens a step in every phase on CPU, shares that sum to 1."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from scripts.long_recipe import LONG, phase_list, write_phases
+from recipes.long_recipe import LONG, phase_list, write_phases
 from trainer.config.phases import parse_phases
 
 

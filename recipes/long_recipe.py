@@ -1,5 +1,5 @@
 """`make pretrain ... PRETRAIN_OPTS=--long`: the long-context recipe's sequence-length phases
-(scripts/pretrain.py; docs/training.md: Long context in one command).
+(recipes/pretrain.py; docs/training.md: Long context in one command).
 
     for phase in LONG["cpu"]: phase.max_seq, phase.max_pred     # what to encode
     write_phases(run_dir / "phases.json", LONG["cpu"], folders, batch_size=32)
@@ -10,7 +10,7 @@ and --train_budget (the shares are of the time): on CPU 128 -> 512 -> 2,048 toke
 0.2 / 0.1, the phases bench_long_context.py measures at an equal budget), on GPUs 128 -> 1,024 ->
 8,192 (0.6 / 0.25 / 0.15, trainer/configs/phases_long.json's shape). The batch a rank shrinks as
 the rows grow, so that a step holds about the same tokens in every phase (32 x 128 = 8 x 512 =
-2 x 2,048 on CPU). On a GPU the step is sized in tokens instead (scripts/pretrain_plan.py), each
+2 x 2,048 on CPU). On a GPU the step is sized in tokens instead (recipes/pretrain_plan.py), each
 phase's micro-batch the card's.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What `make pretrain` says besides its steps (scripts/pretrain_advice.py): the command to
+"""What `make pretrain` says besides its steps (recipes/pretrain_advice.py): the command to
 rerun in the form the user typed, --dump and --lang checked before any step, the probe's time."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 from argparse import Namespace
 from pathlib import Path
 
-from scripts.pretrain_advice import VIA_MAKE_ENV, input_problem, probe_estimate, rerun_command
+from recipes.pretrain_advice import VIA_MAKE_ENV, input_problem, probe_estimate, rerun_command
 
 
 def test_the_rerun_command_is_the_script_or_make_with_the_same_arguments(monkeypatch):
@@ -84,7 +84,7 @@ def test_device_says_what_it_picks(capsys):
     """Issue 52: --device had no help text (argparse then shows neither help nor its default)."""
     import pytest
 
-    import scripts.pretrain as script
+    import recipes.pretrain as script
 
     with pytest.raises(SystemExit):
         script.main(["--help"])

@@ -1,4 +1,4 @@
-"""What the wrapper scripts (scripts/demo.py, scripts/pretrain.py) share: running one of the
+"""What `make demo` and `make pretrain` (recipes/demo.py, recipes/pretrain.py) share: running one of the
 product's commands with its output streaming to ours, and what a failed or interrupted one
 raises.
 

@@ -13,19 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.script_module import load_script
+import recipes.demo as demo
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "scripts" / "demo.py"
-
-
-demo = load_script("scripts/demo.py")
 
 
 def run_demo(*args: str) -> subprocess.CompletedProcess:
     """The command `make demo` runs, from the repo root, as a user would."""
     env = {**os.environ, "PYTHONUTF8": "1", "TQDM_DISABLE": "1"}
-    return subprocess.run([sys.executable, str(DEMO), *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "recipes.demo", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, encoding="utf-8", timeout=300)
 
 

@@ -1,5 +1,5 @@
 """`make pretrain` on a GPU sizes its step in tokens by a rule of the budget, the corpus and the
-card (scripts/pretrain_plan.py), and `--dry-run` prints every command with its phases,
+card (recipes/pretrain_plan.py), and `--dry-run` prints every command with its phases,
 micro-batch and tokens a step, for a card that is not here too, without running or writing
 anything."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from scripts.pretrain_plan import MODERNBERT_TOKENS, gpu_tokens_per_step, step_lines
+from recipes.pretrain_plan import MODERNBERT_TOKENS, gpu_tokens_per_step, step_lines
 from tests.helpers.pretrain_cli import pretrain
 from tests.helpers.trainer_cli import ROOT
 

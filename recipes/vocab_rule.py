@@ -6,7 +6,7 @@ Usage:
     size, why = suggest_vocab_size(corpus.words, hidden=256, body_params=3_150_000, least=corpus.least)
     warning = embedding_warning(32000, hidden=128, body_params=530_000)   # None when fine
 
-The rule (stated in docs/training.md and in the line scripts/pretrain.py prints):
+The rule (stated in docs/training.md and in the line recipes/pretrain.py prints):
   - corpus: a piece needs examples to learn its embedding, so no more pieces than the corpus
     has words seen at least MIN_COUNT times (plus the characters and special tokens, about
     1,000), rounded down to a thousand; the words are those the vocab stage trains on (the

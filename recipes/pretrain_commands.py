@@ -1,5 +1,5 @@
-"""The commands `make pretrain` (scripts/pretrain.py) runs, built here, so that its run and its
---dry-run (scripts/pretrain_plan.py) say the same commands.
+"""The commands `make pretrain` (recipes/pretrain.py) runs, built here, so that its run and its
+--dry-run (recipes/pretrain_plan.py) say the same commands.
 
     pipeline(a, "shard")                 # [python, -m, pipeline, --data-dir, D, --lang, L, shard]
     encode(a, 128, 40)                   # the packed encode of the recipe
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from pipeline.core.registry import pipeline_stages
-from scripts.commands import torchrun_prefix
+from recipes.commands import torchrun_prefix
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "trainer" / "configs"

@@ -1,4 +1,4 @@
-"""How `make pretrain` (scripts/pretrain.py) sizes its steps on a GPU, and its dry run: every
+"""How `make pretrain` (recipes/pretrain.py) sizes its steps on a GPU, and its dry run: every
 command it would run, with its phases, micro-batch and tokens a step, for the device asked
 (a card that is not here too: --device cuda --gpu-memory 80), nothing run, nothing written.
 
@@ -27,10 +27,10 @@ from pathlib import Path
 
 from common.encode_manifest import encode_manifest
 from pipeline.encoding.hdf5_format import output_folder_name
-from scripts.commands import DemoError, say, shown
-from scripts.demo_probe import MIN_TEST_SENTENCES, probe_command
-from scripts.long_recipe import LONG, phase_list
-from scripts.pretrain_commands import (
+from recipes.commands import DemoError, say, shown
+from recipes.demo_probe import MIN_TEST_SENTENCES, probe_command
+from recipes.long_recipe import LONG, phase_list
+from recipes.pretrain_commands import (
     PACKED,
     ROOT,
     TEXT_STAGES,
@@ -42,7 +42,7 @@ from scripts.pretrain_commands import (
     text_stage,
     train_command,
 )
-from scripts.vocab_rule import MODEL_TYPE
+from recipes.vocab_rule import MODEL_TYPE
 from trainer.config.errors import ConfigError
 from trainer.config.step_size import row_unit, size_steps
 from trainer.runtime.card import CardError, card_rows, micro_tokens, model_shape
@@ -114,7 +114,7 @@ def corpus_tokens(hdf5: Path) -> int | None:
 
 def step_size(a, device: str, ranks: int, model: dict, hdf5: list[Path], card_gib: float | None):
     """(tokens a step or None, the line saying why or None): --tokens-per-step, or on a GPU the
-    rule (scripts/pretrain_plan.py); a CPU run keeps its batch in rows."""
+    rule (recipes/pretrain_plan.py); a CPU run keeps its batch in rows."""
     if a.tokens_per_step or device != "cuda":
         return a.tokens_per_step, None
     from trainer.runtime.budget import BudgetError, parse_budget  # torch: on a GPU it is loaded anyway

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scripts.demo_probe import probe_command, probe_summary
+from recipes.demo_probe import probe_command, probe_summary
 
 
 def write(path: Path, p: tuple, b: tuple) -> Path:
