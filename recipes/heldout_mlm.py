@@ -21,10 +21,11 @@ Needs torch, h5py and transformers.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
+
+from common.heldout_file import write_heldout
 
 SEED = 12345
 
@@ -122,12 +123,10 @@ def heldout_accuracy(model_dir: Path, hdf5_dir: Path, mask_share: float = 0.15,
 
 
 def save_result(r: dict, path: Path, model_dir: Path, hdf5_dir: Path, step: int | None = None) -> None:
-    """The measure as JSON beside the run (`make pretrain`: RUN/heldout_mlm.json), where
-    `pipeline report --run RUN` shows it (pipeline/report/training.py) and the model card of the
-    export of checkpoint `step` (trainer/export/card.py)."""
-    record = {**r, "model": str(model_dir), "hdf5": str(hdf5_dir), "line": summary_line(r),
-              **({"step": step} if step is not None else {})}
-    Path(path).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    """The measure as JSON beside the run (`make pretrain`: RUN/heldout_mlm.json, the format of
+    common/heldout_file.py), where `pipeline report --run RUN` shows it and the model card of the
+    export of checkpoint `step` says it."""
+    write_heldout(path, r, model_dir, hdf5_dir, summary_line(r), step)
 
 
 def summary_line(r: dict) -> str:

@@ -51,6 +51,7 @@ from argparse import ArgumentDefaultsHelpFormatter
 from pathlib import Path
 
 from common.flags import HintingParser
+from common.heldout_file import HELDOUT
 from pipeline.core.runner import FORCE_HINT_ENV
 from pipeline.encoding.hdf5_format import output_folder_name
 from pipeline.text.language_settings import word_segmenter
@@ -162,7 +163,7 @@ def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path], advice: list
         say(f"$ python scripts/heldout_mlm.py {hf} {hdf5[0]} --device {device}")
         result = heldout_accuracy(hf, hdf5[0], device=device)
         say(summary_line(result))
-        save_result(result, out / "heldout_mlm.json", hf, hdf5[0], step=checkpoint_step(newest))  # report.html
+        save_result(result, out / HELDOUT, hf, hdf5[0], step=checkpoint_step(newest))  # report.html
         add_heldout(hf / "README.md", out, checkpoint_step(newest))   # and the card, written before it
     long = [context(hf, hdf5[-1], device)] if a.long else []
     sentences = heldout_sentences(a)

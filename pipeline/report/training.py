@@ -14,6 +14,7 @@ import json
 import math
 from pathlib import Path
 
+from common.heldout_file import read_heldout
 from common.numbers import baseline_text, signed
 from pipeline.encoding.hdf5_format import few_eval_instances
 
@@ -22,7 +23,6 @@ from .page import Section, esc, num, table
 
 TRAIN_LOG = "train_log.jsonl"   # written by trainer/runtime/logs.py
 HPARAMS = "hparams.json"
-HELDOUT = "heldout_mlm.json"    # written by recipes/heldout_mlm.py's save_result (make pretrain)
 
 
 def read_hparams(run: Path) -> dict:
@@ -47,8 +47,8 @@ def masking_text(hp: dict) -> str | None:
 def heldout_text(run: Path) -> str | None:
     """'0.214 against 0.061 for the unigram baseline ...' from heldout_mlm.json, if there."""
     try:
-        return baseline_text(json.loads((Path(run) / HELDOUT).read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):
+        return baseline_text(read_heldout(run))
+    except (KeyError, ValueError, TypeError):   # none, or a record of another shape
         return None
 
 

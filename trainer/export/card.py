@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 from common.atomic import write_text_atomic
+from common.heldout_file import read_heldout
 from common.numbers import baseline_text, signed
 
 CC_BY_SA = "https://creativecommons.org/licenses/by-sa/4.0/"
-HELDOUT = "heldout_mlm.json"   # recipes/heldout_mlm.py's save_result
 KINDS = {"wordpiece": "WordPiece", "bpe": "BPE", "unigram": "Unigram", "wordlevel": "word-level"}
 
 
@@ -222,7 +222,7 @@ def heldout_row(run_dir: Path | None, step) -> str:
     """The card's line on the export's held-out masked-LM accuracy against the unigram baseline
     (heldout_mlm.json, which `make pretrain` writes after the export, for checkpoint `step`);
     "" without one, or for another checkpoint's export."""
-    r = _json(run_dir / HELDOUT) if run_dir else {}
+    r = read_heldout(run_dir) if run_dir else {}
     try:
         return f"\n| held-out masked-LM accuracy | {baseline_text(r)} |" if r.get("step") == step else ""
     except (KeyError, ValueError, TypeError):   # a record of another shape: no line, not a failed export

@@ -1,0 +1,31 @@
+"""common/heldout_file.py: the record `make pretrain` writes is the one the report and the model
+card read, and a run without one (or with a torn one) reads as none."""
+from __future__ import annotations
+
+import json
+
+from common.heldout_file import HELDOUT, read_heldout, write_heldout
+from pipeline.report.training import heldout_text
+from trainer.export.card import heldout_row
+
+MEASURE = {"accuracy": 0.214, "tokens": 12345, "rows": 18, "unigram_accuracy": 0.061, "unigram_token": ","}
+
+
+def test_what_is_written_is_what_the_report_and_the_card_read(tmp_path):
+    write_heldout(tmp_path / HELDOUT, MEASURE, tmp_path / "hf", tmp_path / "hdf5", "the line", step=40)
+    record = json.loads((tmp_path / HELDOUT).read_text(encoding="utf-8"))
+    assert record == {**MEASURE, "model": str(tmp_path / "hf"), "hdf5": str(tmp_path / "hdf5"),
+                      "line": "the line", "step": 40}
+    assert (tmp_path / HELDOUT).read_text(encoding="utf-8").endswith("}\n")
+    assert read_heldout(tmp_path) == record
+    assert heldout_text(tmp_path).startswith("0.214 against 0.061 for the unigram baseline (always ',')")
+    assert heldout_row(tmp_path, 40).startswith("\n| held-out masked-LM accuracy | 0.214 against 0.061")
+    assert heldout_row(tmp_path, 39) == ""      # the measure of another checkpoint's export
+
+
+def test_no_record_or_a_torn_one_reads_as_none(tmp_path):
+    assert read_heldout(tmp_path) == {} and heldout_text(tmp_path) is None
+    write_heldout(tmp_path / HELDOUT, MEASURE, tmp_path, tmp_path, "x")
+    assert "step" not in read_heldout(tmp_path)
+    (tmp_path / HELDOUT).write_text('{"accuracy": 0.2', encoding="utf-8")
+    assert read_heldout(tmp_path) == {} and heldout_text(tmp_path) is None and heldout_row(tmp_path, None) == ""
