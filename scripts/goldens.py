@@ -7,6 +7,7 @@ Usage:
     python scripts/goldens.py --work /tmp/goldens --out after.json       # on the new one
     python scripts/goldens.py --compare before.json after.json           # "identical", or each difference
     python scripts/goldens.py --work W --out x.json --only pipeline      # or trainer (needs pipeline's data)
+    python scripts/goldens.py --hash FILE --work W                       # one file's hash, as the goldens take it
 
 Inputs: the shipped sample (data/sample/huwiki-sample.xml.bz2); the uk and vi dumps of
 ../shared/data (--shared; left out when absent); Japanese text for MeCab (--ja-text, one
@@ -35,11 +36,11 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if __package__ in (None, "") and str(ROOT) not in sys.path:  # run by path: import the product
-    sys.path.insert(0, str(ROOT))
+from goldens_jobs import pipeline_jobs, trainer_jobs  # this tool's list of commands, beside it
 
-from scripts.goldens_jobs import pipeline_jobs, trainer_jobs  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run by path in a checkout: the product and the tests' tokenizer builder
+    sys.path.insert(0, str(ROOT))
 
 # JSON keys that hold timings or machine facts, never compared
 VOLATILE = ("seconds", "elapsed", "started", "finished", "host", "date", "time", "pid", "git")
@@ -182,7 +183,11 @@ def main(argv=None) -> int:
     p.add_argument("--ja-text", type=Path, help="Japanese text (bench/unspaced_corpus.py's jadoc_train.txt)")
     p.add_argument("--only", choices=("pipeline", "trainer"))
     p.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"))
+    p.add_argument("--hash", type=Path, metavar="FILE", help="print FILE's hash (WORK's path and timings left out)")
     a = p.parse_args(argv)
+    if a.hash:
+        print(file_hash(a.hash, str((a.work or a.hash.parent).resolve())))
+        return 0
     if a.compare:
         return compare(*(json.loads(f.read_text()) for f in a.compare))
     if a.work is None or a.out is None:

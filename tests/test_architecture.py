@@ -2,7 +2,8 @@
 no stage imports another, the trainer reaches the pipeline only through the HDF5 contract, each
 of the trainer's and the tokenization layer's rooms imports only the rooms below it, a
 model-type string is compared in the model registry only, a tokenizer's kind is asked of the
-kinds only (no kind name compared, no spec's type checked outside vocab/kinds/), and no module
+kinds only (no kind name compared, no spec's type checked outside vocab/kinds/), recipes/ uses
+the packages and none of them uses it, scripts/ and bench/ are imported by nothing, and no module
 grows past ~400 lines."""
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("common", "pipeline", "vocab", "trainer", "scripts")
+PACKAGES = ("common", "pipeline", "vocab", "trainer", "recipes", "scripts")
+PRODUCT = ("common", "pipeline", "vocab", "trainer", "recipes")   # installed (pyproject.toml)
 
 # package folder -> the project modules its code may import (prefixes). `common` holds the rules
 # every half shares (atomic writes, OS-fault advice) and imports nothing of the project.
@@ -45,6 +47,9 @@ ALLOWED = {
     "trainer/export": ("common", "trainer.export", "trainer.checkpoint", "trainer.models", "vocab"),
     "trainer/finetune": ("common", "trainer.finetune", "trainer.export", "trainer.checkpoint", "vocab"),
     "trainer": ("common", "trainer", "vocab", "pipeline.encoding.hdf5_format"),
+    # what users run end to end uses every package; none of them uses it, nothing uses scripts/
+    "recipes": PRODUCT,
+    "scripts": PRODUCT,   # thin entries into recipes/ and developer tools: the product, as installed
 }
 
 
@@ -81,8 +86,7 @@ def rule_for(path: Path) -> tuple[str, tuple[str, ...]] | None:
 @pytest.mark.parametrize("path", list(modules()), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_dependencies_run_one_way(path):
     rule = rule_for(path)
-    if rule is None:   # scripts/ use the product as a user would
-        return
+    assert rule is not None, f"{path.relative_to(ROOT)}: no rule says what its folder may import"
     folder, allowed = rule
     for name in project_imports(path):
         assert any(name == a or name.startswith(a + ".") for a in allowed), \
@@ -101,9 +105,43 @@ def test_the_rules_see_relative_and_absolute_imports(tmp_path):
     assert "pipeline.text.documents" in project_imports(ROOT / "pipeline" / "text" / "splitting.py")
 
 
+def top_names(path: Path) -> set[str]:
+    """The first part of every absolute import in `path` (`bench_probe`, `scripts`, `json` ...)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+BENCH = {"bench"} | {p.stem for p in (ROOT / "bench").glob("*.py")}
+
+
+def test_scripts_and_bench_are_imported_by_nothing():
+    """scripts/ (thin entries into recipes/, slurm jobs, developer tools) and bench/ (scripts that
+    print a table) are run, never imported: the product, bench/ and the tests import packages."""
+    product = [p for p in modules() if p.parts[len(ROOT.parts)] in PRODUCT]
+    by_path = "load_script(" + '"scripts/'   # tests/helpers/script_module.py's loader, on scripts/
+    wrong = []
+    for path in product + sorted((ROOT / "bench").glob("*.py")) + sorted((ROOT / "tests").rglob("*.py")):
+        names, rel = top_names(path), path.relative_to(ROOT).as_posix()
+        wrong += [f"{rel} imports scripts/"] if "scripts" in names else []
+        wrong += [f"{rel} imports bench/: {sorted(names & BENCH)}"] if path in product and names & BENCH else []
+        wrong += [f"{rel} loads scripts/ by path"] if by_path in path.read_text(encoding="utf-8") else []
+    assert wrong == []
+
+
+def test_the_scripts_rule_sees_imports(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import json\nfrom scripts.pretrain import main\nimport bench_probe\nfrom . import x\n")
+    assert top_names(probe) == {"json", "scripts", "bench_probe"}
+
+
 def test_every_package_folder_is_a_regular_package():
     """setuptools' find_packages (pyproject) ships only folders with an __init__.py."""
-    for package in ("common", "pipeline", "vocab", "trainer"):
+    for package in PRODUCT:
         for folder in [ROOT / package, *(p for p in (ROOT / package).rglob("*") if p.is_dir())]:
             if any(folder.glob("*.py")):
                 assert (folder / "__init__.py").is_file(), folder.relative_to(ROOT)
@@ -180,7 +218,8 @@ KIND_OWNERS = (ROOT / "vocab" / "kinds", ROOT / "vocab" / "training" / "byteleve
 
 
 @pytest.mark.parametrize("path", [p for p in modules() if not any(p == o or o in p.parents for o in KIND_OWNERS)
-                                  and p.parts[len(ROOT.parts)] != "scripts"],   # users: they name kinds on the CLI
+                                  and p.parts[len(ROOT.parts)] not in ("recipes", "scripts")],   # users: they
+                         # name kinds on the command line
                          ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_a_tokenizer_kind_is_asked_of_the_kinds_only(path):
     """Everything else asks the loaded tokenizer (vocab/kinds/base.py) what it can do."""

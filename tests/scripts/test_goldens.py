@@ -1,12 +1,11 @@
 """scripts/goldens.py: the hashes ignore what changes from run to run (timings, the scratch
-folder's path, a model card's date) and nothing else; --compare says what differs."""
+folder's path, a model card's date) and nothing else; --compare says what differs. Run as a
+developer runs it, by path."""
 from __future__ import annotations
 
 import json
 
-from tests.helpers.script_module import load_script
-
-goldens = load_script("scripts/goldens.py")
+from tests.helpers.goldens_cli import file_hash, goldens
 
 
 def test_hashes_ignore_timings_paths_and_dates_only(tmp_path):
@@ -17,18 +16,22 @@ def test_hashes_ignore_timings_paths_and_dates_only(tmp_path):
         path.write_text(json.dumps({"input": seconds, "seconds": seconds, "output": f"{work}/x",
                                     "outputs": [{"path": "vocab_report.json", "sha256": str(seconds)}],
                                     "options": {"seed": 1}}))
-    assert goldens.file_hash(a, work) == goldens.file_hash(b, work)
+    assert file_hash(a, tmp_path) == file_hash(b, tmp_path)
     b.write_text(b.read_text().replace('"seed": 1', '"seed": 2'))
-    assert goldens.file_hash(a, work) != goldens.file_hash(b, work)
+    assert file_hash(a, tmp_path) != file_hash(b, tmp_path)
     card = tmp_path / "README.md"
     card.write_text(f"exported 2025-01-02 from {work}/run\n")
-    first = goldens.file_hash(card, work)
+    first = file_hash(card, tmp_path)
     card.write_text(f"exported 2026-11-27 from {work}/run\n")
-    assert goldens.file_hash(card, work) == first
+    assert file_hash(card, tmp_path) == first
 
 
-def test_compare_names_each_difference(capsys):
-    assert goldens.compare({"hashes": {"x": "1", "y": "2"}}, {"hashes": {"x": "1", "y": "2"}}) == 0
-    assert goldens.compare({"hashes": {"x": "1", "y": "2"}}, {"hashes": {"x": "1", "y": "3", "z": "4"}}) == 1
-    out = capsys.readouterr().out
-    assert "different: y" in out and "only in the second: z" in out
+def test_compare_names_each_difference(tmp_path):
+    x, y, z = tmp_path / "x.json", tmp_path / "y.json", tmp_path / "z.json"
+    x.write_text(json.dumps({"hashes": {"x": "1", "y": "2"}}))
+    y.write_text(json.dumps({"hashes": {"x": "1", "y": "2"}}))
+    z.write_text(json.dumps({"hashes": {"x": "1", "y": "3", "z": "4"}}))
+    assert goldens("--compare", x, y).returncode == 0
+    res = goldens("--compare", x, z)
+    assert res.returncode == 1
+    assert "different: y" in res.stdout and "only in the second: z" in res.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.helpers.goldens_cli import file_hash  # scripts/goldens.py, run by path
 from tests.helpers.synthetic_shards import write_vocab
 from trainer.export.card import model_card
 from trainer.models import get_family
@@ -106,7 +107,6 @@ def test_the_context_evaluation_is_on_the_card(tmp_path):
 def test_what_the_device_did_is_on_the_card_and_the_goldens_blank_it(tmp_path):
     """Each phase's real tokens/s, TFLOP/s, MFU, peak memory and GPU busy share (the phase_*
     figures of its last step record); MFU and GPU busy '-' where the record says null (a CPU)."""
-    from scripts.goldens import file_hash
     from trainer.export.card import device_section
 
     records = [{"step": 1, "phase_start": 1}, {"step": 10, "loss": 3.0, "phase_tokens_per_sec": 391234.4,
@@ -123,7 +123,7 @@ def test_what_the_device_did_is_on_the_card_and_the_goldens_blank_it(tmp_path):
     a, b = tmp_path / "a" / "README.md", tmp_path / "b" / "README.md"
     write(a, "# card\n" + section)
     write(b, "# card\n" + section.replace("391,234", "390,000"))
-    assert file_hash(a, str(tmp_path)) == file_hash(b, str(tmp_path))   # timings: not the product
+    assert file_hash(a, tmp_path) == file_hash(b, tmp_path)   # timings: not the product
 
 
 def test_the_card_has_the_heldout_accuracy_folder_names_and_the_dumps_date(tmp_path):
