@@ -4,7 +4,7 @@ ModernBERT (the modern recipe) -> Hugging Face model -> a number that says wheth
 Usage:
     python scripts/demo.py                          # what `make demo` runs (data in data/demo/)
     python scripts/demo.py --data-dir /tmp/demo --steps 100
-    python scripts/demo.py --only pipeline          # the data part only (tests/scripts/test_demo.py)
+    python scripts/demo.py --only pipeline          # the data part only (tests/recipes/test_demo.py)
     python scripts/demo.py --probe on               # also the probe, even on the sample's 15 sentences
     python -m recipes.demo ...                      # the same (what `make demo` runs)
 
