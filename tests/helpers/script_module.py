@@ -1,4 +1,5 @@
-"""Import a script of the repository (bench/, scripts/: not packages) as a module, by its path."""
+"""Import a bench script (bench/ is not a package) as a module, by its path. scripts/ is never
+loaded this way: its entries hand over to the recipes package, its tools are run as commands."""
 from __future__ import annotations
 
 import importlib.util
