@@ -37,7 +37,7 @@ from trainer.runtime.speed import resolve_speed_options
 
 @dataclass(frozen=True)
 class TrainConfig:
-    # -- model and data (the flags of trainer/config/flags.py, same names) ----------------
+    # -- model and data (the flags of trainer/config/options/, same names) ----------------
     model_config: str | None           # None with --init_from (its config.json / meta.json)
     model_type: str                    # resolved: --model_type, or the family of --init_from's or
                                        # of a transformers config.json's model_type

@@ -1,0 +1,18 @@
+"""The flags of what a run logs and evaluates as it goes (trainer/runtime/logs.py,
+trainer/evaluation.py)."""
+from __future__ import annotations
+
+import argparse
+
+
+def add_flags(parser) -> None:
+    g = parser.add_argument_group("logs and evaluation")
+    g.add_argument("--log_every", type=int, default=10,
+                   help="log the mean training loss every N steps and at the last one")
+    g.add_argument("--eval_every", type=int, default=0,
+                   help="evaluate every N steps and at the last one (0: no evaluation)")
+    g.add_argument("--eval_batch_size", type=int, default=None, help="default: train_batch_size")
+    g.add_argument("--eval_max_samples", type=int, default=10000,
+                   help="evaluate on the first N held-out samples")
+    g.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=True,
+                   help="also write TensorBoard event files (output_dir/tensorboard)")
