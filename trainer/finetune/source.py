@@ -22,14 +22,8 @@ from pathlib import Path
 
 from trainer.export import ExportError, export
 from trainer.finetune.readers import FinetuneDataError
+from trainer.finetune.task_table import HEADS
 from trainer.models import hf_max_positions
-
-# transformers' Auto classes per task kind
-MODEL_CLASSES = {
-    "token": "AutoModelForTokenClassification",
-    "sequence": "AutoModelForSequenceClassification",
-    "qa": "AutoModelForQuestionAnswering",
-}
 
 
 def is_hf_folder(path: Path) -> bool:
@@ -107,7 +101,7 @@ def build_model(folder: Path, kind: str, *, num_labels: int = 2, labels: list[st
     everywhere (call after seeding, so the seed decides them)."""
     import transformers
 
-    auto = getattr(transformers, MODEL_CLASSES[kind])
+    auto = getattr(transformers, HEADS[kind])
     extra = {}
     if labels is not None:
         extra = {"num_labels": len(labels), "id2label": dict(enumerate(labels)),
