@@ -4,10 +4,13 @@ rank fails alike with one TrainError), then the model, the optimisation and the 
 
     start = plan_start(config, family)      # trainer/start.py: model config, tokenizers
     inputs = check_inputs(config, family, start)    # Inputs: phases, languages, start (fitted), notes
-    config, note = check_attention(config, family, inputs.all_shards())   # --doc_attention from the data
+    attention, note = check_attention(config, family, inputs.all_shards())   # --doc_attention from the data
+    changes, phases, lines = step_sizes(config, inputs.phases, family, inputs.start.model_config)
     model = build_model(config, family, inputs.start, env, init_weights=...)
     opt = build_optimization(config, model, env, plan)      # Optimization; plan: trainer/plan.py
-    data = build_loader(config, phase, env, family.vocab_size(start.model_config), languages)
+    data = build_loader(config, phase, env, family.vocab_size(start.model_config), languages, max_steps)
+
+trainer/startup.py makes the data's answers (--doc_attention, the step sizes) one config, once.
 """
 from __future__ import annotations
 
@@ -94,9 +97,10 @@ def _rate(config) -> float | None:
     return config.mlm_probability if config.masking == "dynamic" else None
 
 
-def _masker(config, shards, spec):
+def _masker(config, shards, spec, input_dir=None, rate=None):
     try:
-        return build_masker(config, shards.seq_len, shards.max_pred, packed=shards.packed, spec=spec)
+        return build_masker(config, shards.seq_len, shards.max_pred, packed=shards.packed, spec=spec,
+                            input_dir=input_dir, rate=rate)
     except MaskingError as exc:
         raise TrainError(str(exc)) from None
 
@@ -137,16 +141,15 @@ def _check_phases(config, family, start) -> Inputs:
     longest = max(range(len(found)), key=lambda i: found[i].seq_len)
     start, notes = _fit_positions(config, family, start, found[longest].seq_len,
                                   f"phase {longest + 1} (input_dir {config.phases[longest].input_dir})")
-    check_data_tokenizer(config.replace(input_dir=config.phases[0].input_dir), start, found[0])
+    check_data_tokenizer(config, start, found[0], input_dir=config.phases[0].input_dir)
     phases, thetas = [], family.rope_thetas(start.model_config)
     for i, (p, shards) in enumerate(zip(config.phases, found)):
         rate = p.mlm_probability if p.mlm_probability is not None else _rate(config)
         thetas = {**thetas, **p.thetas}
-        phase_config = config.replace(input_dir=p.input_dir, mlm_probability=rate or config.mlm_probability)
         batch = p.train_batch_size or config.train_batch_size
         phases.append(RunPhase(i, p.input_dir, p.share, shards.seq_len, shards.max_pred, batch, rate,
                                p.learning_rate or config.learning_rate, thetas, shards,
-                               _masker(phase_config, shards, start.spec),
+                               _masker(config, shards, start.spec, p.input_dir, rate or config.mlm_probability),
                                config.eval_batch_size if "eval_batch_size" in config.explicit else batch,
                                config.gradient_accumulation_steps))
     return Inputs(phases, [], start, notes)
@@ -154,7 +157,15 @@ def _check_phases(config, family, start) -> Inputs:
 
 def size_steps_in_tokens(config, phases, family, model_config, world_size: int | None = None,
                          card_gib: float | None = None):
-    """(config, phases, log lines) of a --tokens_per_step run of `family`'s `model_config`: each phase's micro-batch and
+    """(config, phases, log lines): step_sizes' changes made to `config`."""
+    changes, phases, lines = step_sizes(config, phases, family, model_config, world_size, card_gib)
+    return config.replace(**changes), phases, lines
+
+
+def step_sizes(config, phases, family, model_config, world_size: int | None = None,
+               card_gib: float | None = None):
+    """(the config's changes, phases, log lines) of a --tokens_per_step run of `family`'s
+    `model_config`: each phase's micro-batch and
     accumulation (trainer/config/step_size.py); the config's train_batch_size and
     gradient_accumulation_steps become the first phase's (hparams.json, the loader of several
     languages), --phases' batches each phase's micro-batch. The cap of a micro-batch: the
@@ -163,7 +174,7 @@ def size_steps_in_tokens(config, phases, family, model_config, world_size: int |
     flag's default; `world_size`: torchrun's (before the process group exists). Unchanged
     without --tokens_per_step."""
     if not config.tokens_per_step:
-        return config, phases, []
+        return {}, phases, []
     world_size = world_size or int(os.environ.get("WORLD_SIZE", "1"))
     model = family.config_dict(model_config)
     given = "train_batch_size" in config.explicit
@@ -186,17 +197,17 @@ def size_steps_in_tokens(config, phases, family, model_config, world_size: int |
                                   eval_batch_size=config.eval_batch_size if explicit_eval else z.micro)
               for p, z in zip(phases, sizes)]
     first = sizes[0]
-    config = config.replace(
+    changes = dict(
         train_batch_size=first.micro, gradient_accumulation_steps=first.accum,
         eval_batch_size=config.eval_batch_size if explicit_eval else first.micro,
         phases=tuple(dataclasses.replace(p, train_batch_size=z.micro) for p, z in zip(config.phases, sizes))
         if config.phases else None)
     lines = [z.line(i + 1, p.seq_len, world_size, len(phases)) for i, (p, z) in enumerate(zip(phases, sizes))]
-    return config, phases, lines
+    return changes, phases, lines
 
 
 def check_attention(config, family, shards):
-    """(the config with --doc_attention resolved from the shards, the log line saying which):
+    """(--doc_attention resolved from the shards, the log line saying which):
     within documents where the packed files mark them (trainer/config/resolved.py); one
     TrainError where `within` was asked of files that cannot have it."""
     try:
@@ -273,7 +284,7 @@ def build_optimization(config, model, env, plan) -> Optimization:
     optimizer = build_optimizer(model, config.optimizer, config.learning_rate, config.weight_decay)
 
     def make_scheduler(opt):   # a partial: LambdaLR saves its (empty) __dict__, the plan is saved apart
-        return build_scheduler(opt, config.warmup_proportion, config.max_steps,
+        return build_scheduler(opt, config.warmup_proportion, plan.max_steps,
                                factor=functools.partial(RunPlan.lr_factor, plan))
 
     scaler = torch.amp.GradScaler("cuda", enabled=(config.precision == "fp16" and not config.deepspeed))
@@ -308,19 +319,21 @@ def _deepspeed(config, model, env, optimizer, make_scheduler, scaler) -> Optimiz
     return Optimization(optimizer, scheduler, scaler, engine=engine)
 
 
-def sampling_phases(config) -> list[tuple[float, int]]:
-    """The --sampling_alpha schedule as [(alpha, its first step)] of this run's max_steps."""
-    return schedule_steps(parse_alpha_schedule(config.sampling_alpha), config.max_steps)
+def sampling_phases(config, max_steps: int) -> list[tuple[float, int]]:
+    """The --sampling_alpha schedule as [(alpha, its first step)] of this run's planned max_steps."""
+    return schedule_steps(parse_alpha_schedule(config.sampling_alpha), max_steps)
 
 
-def build_loader(config, phase, env, vocab_size: int, languages=()):
+def build_loader(config, phase, env, vocab_size: int, languages=(), max_steps: int | None = None):
     """This rank's endless training batches of one phase (its shards, batch size and masker; a
     phase's own order from (seed, epoch)); page-locked on CUDA (non-blocking copies). With several
-    languages, mixed by the --sampling_alpha schedule (its steps in samples of a rank)."""
+    languages, mixed by the --sampling_alpha schedule (its steps in samples of a rank) over the
+    planned `max_steps` (the plan's: a budget's measured count)."""
     if languages:
         per_step = config.train_batch_size * config.gradient_accumulation_steps
         return MixedTrainData(languages, config.train_batch_size, config.seed, env.rank, env.world_size,
-                              [(alpha, step * per_step) for alpha, step in sampling_phases(config)],
+                              [(alpha, step * per_step) for alpha, step in
+                               sampling_phases(config, config.max_steps if max_steps is None else max_steps)],
                               vocab_size=vocab_size, pin_memory=config.device == "cuda",
                               unpad=config.unpadded_rows, masker=phase.masker,
                               doc_attention=config.doc_attention)
