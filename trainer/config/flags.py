@@ -45,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config_file", help="JSON file with any of these keys (underscore names); flags win")
     p.add_argument("--seed", type=int, default=42,
                    help="seed of the initial weights, the data order and dropout")
-    for add_flags in COMPONENTS:
-        add_flags(p)
+    for component in COMPONENTS:
+        component.add_flags(p)
     return p
 
 

@@ -1,10 +1,12 @@
-"""The trainer's flags, each declared by the component that uses them, in its own help group.
+"""The trainer's flags, each declared and checked by the component that uses them.
 
-    for add in COMPONENTS:       # model, data, masking, optimizer, budget, checkpoint, speed,
-        add(parser)              # distributed, logs: each one argparse group of its flags
+    for component in COMPONENTS:   # model, data, masking, optimizer, budget, checkpoint, speed,
+        component.add_flags(parser)   # distributed, logs: one argparse group of its flags each
+        component.check(args)         # their values: one ConfigError line (trainer/config/checks.py)
 
-A new flag goes in its component's module here (and TrainConfig's field of the same name,
-trainer/config/resolved.py); the parser, the config file's keys and --help follow from it.
+A new flag goes in its component's module here, with its check (and TrainConfig's field of the
+same name, trainer/config/resolved.py); the parser, the config file's keys and --help follow from
+it. The rules between components (what is required, what excludes what) are checks.py's.
 All torch-free: --help and flag errors stay instant.
 """
 from __future__ import annotations
@@ -21,8 +23,6 @@ from trainer.config.options import (
     speed,
 )
 
-COMPONENTS = (model.add_flags, data.add_flags, masking.add_flags, optimizer.add_flags,
-              budget.add_flags, checkpoint.add_flags, speed.add_flags, distributed.add_flags,
-              logs.add_flags)
+COMPONENTS = (model, data, masking, optimizer, budget, checkpoint, speed, distributed, logs)
 
 __all__ = ["COMPONENTS"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from trainer.config.errors import ConfigError
+
 
 def add_flags(parser) -> None:
     g = parser.add_argument_group("budget")
@@ -18,3 +20,17 @@ def add_flags(parser) -> None:
                         "first plan's steps")
     g.add_argument("--steps_this_run", type=int, default=None,
                    help="stop after this many steps of this run (the schedule still plans max_steps)")
+
+
+def check(args) -> None:
+    from trainer.runtime.budget import BudgetError, parse_budget  # torch: the flags' checks stay torch-free
+
+    if args.max_steps < 1:
+        raise ConfigError(f"--max_steps must be >= 1, got {args.max_steps}")
+    if args.steps_this_run is not None and args.steps_this_run < 1:
+        raise ConfigError(f"--steps_this_run must be >= 1, got {args.steps_this_run}")
+    if args.train_budget is not None:
+        try:
+            parse_budget(args.train_budget)
+        except BudgetError as exc:
+            raise ConfigError(str(exc)) from None

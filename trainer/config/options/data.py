@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from trainer.config.errors import ConfigError
+
 
 class Repeated(argparse.Action):
     """A repeatable flag (--input_dir LANG=DIR ...): the command line's values replace a config
@@ -42,3 +44,20 @@ def add_flags(parser) -> None:
                    "--train_batch_size (on CUDA, when that is not given: the largest the card takes, "
                    "trainer/runtime/card.py), gradient accumulation making up the rest "
                    "(docs/training.md: A step in tokens)")
+
+
+def check(args) -> None:
+    for key in ("train_batch_size", "gradient_accumulation_steps"):
+        if getattr(args, key) < 1:
+            raise ConfigError(f"--{key} must be >= 1, got {getattr(args, key)}")
+    n = args.tokens_per_step   # it decides each phase's accumulation (trainer/config/step_size.py)
+    if n is None:
+        return
+    if n < 1:
+        raise ConfigError(f"--tokens_per_step must be >= 1, got {n}")
+    if "gradient_accumulation_steps" in getattr(args, "explicit", ()):
+        raise ConfigError("--tokens_per_step sets each phase's gradient accumulation: leave out "
+                          f"--gradient_accumulation_steps {args.gradient_accumulation_steps}")
+    if args.deepspeed:
+        raise ConfigError("--tokens_per_step sizes steps per phase, but under --deepspeed its config "
+                          "fixes the batch: give train_batch_size there, or leave out --deepspeed")

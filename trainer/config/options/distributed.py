@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from trainer.config.errors import ConfigError
+
 
 def add_flags(parser) -> None:
     g = parser.add_argument_group("device, precision and distributed")
@@ -14,3 +16,8 @@ def add_flags(parser) -> None:
     g.add_argument("--deepspeed_config", help="DeepSpeed JSON, e.g. trainer/configs/ds_zero1.json")
     g.add_argument("--local_rank", "--local-rank", type=int, default=None,
                    help=argparse.SUPPRESS)  # passed by the deepspeed launcher; LOCAL_RANK env wins
+
+
+def check(args) -> None:
+    if args.deepspeed and not args.deepspeed_config:
+        raise ConfigError("--deepspeed needs --deepspeed_config (e.g. trainer/configs/ds_zero1.json)")

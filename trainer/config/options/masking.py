@@ -2,6 +2,8 @@
 documents of packed rows, and the next-sentence loss."""
 from __future__ import annotations
 
+from trainer.config.errors import ConfigError
+
 
 def add_flags(parser) -> None:
     g = parser.add_argument_group("objective and masking (docs/training.md: Masking)")
@@ -27,3 +29,22 @@ def add_flags(parser) -> None:
     g.add_argument("--no_nsp", action="store_true",
                    help="masked LM only (RoBERTa): no next-sentence loss, the NSP head stays as "
                         "initialised")
+
+
+DYNAMIC_ONLY = ("mlm_probability", "whole_word_masking", "mask_replace_prob", "random_replace_prob")
+
+
+def check(args) -> None:
+    if args.masking == "static":
+        given = [k for k in DYNAMIC_ONLY if k in getattr(args, "explicit", ())]
+        if given:
+            raise ConfigError(f"--{given[0]} applies to --masking dynamic; the static masks come from "
+                              "`pipeline encode` (its --masked-lm-prob, --whole-word-masking)")
+    if not 0.0 < args.mlm_probability < 1.0:
+        raise ConfigError(f"--mlm_probability must be in (0, 1), got {args.mlm_probability}")
+    for key in ("mask_replace_prob", "random_replace_prob"):
+        if not 0.0 <= getattr(args, key) <= 1.0:
+            raise ConfigError(f"--{key} must be in [0, 1], got {getattr(args, key)}")
+    if args.mask_replace_prob + args.random_replace_prob > 1.0 + 1e-9:
+        raise ConfigError(f"--mask_replace_prob {args.mask_replace_prob} + --random_replace_prob "
+                          f"{args.random_replace_prob} is more than 1")

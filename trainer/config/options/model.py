@@ -2,7 +2,7 @@
 its positions (the four position flags: trainer/config/positions.py)."""
 from __future__ import annotations
 
-from trainer.config.positions import add_position_flags
+from trainer.config.positions import add_position_flags, check_position_flags
 from trainer.models import describe, names
 
 
@@ -27,3 +27,7 @@ def add_flags(parser) -> None:
                    "output_dir. Default with --init_from: its own. With --init_from and another "
                    "tokenizer, the model's vocabulary is adapted to this one")
     add_position_flags(g)   # --max_position_embeddings, --global_rope_theta ... (config/positions.py)
+
+
+def check(args) -> None:
+    check_position_flags(args)   # values; N only beside --init_from

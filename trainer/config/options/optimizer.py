@@ -2,6 +2,8 @@
 flag's choices; trainer/optim.py's shapes read the degree of each one's decay here)."""
 from __future__ import annotations
 
+from trainer.config.errors import ConfigError
+
 # the schedules after the warmup, each with the degree of its decay (wsd: of its final decay)
 SCHEDULES = {"poly": 0.5, "linear": 1.0, "wsd": 1.0}
 OPTIMIZERS = ("lamb", "adamw")
@@ -22,3 +24,15 @@ def add_flags(parser) -> None:
     g.add_argument("--weight_decay", type=float, default=0.01,
                    help="decoupled weight decay (not on biases and LayerNorm)")
     g.add_argument("--max_grad_norm", type=float, default=1.0, help="0 disables clipping")
+
+
+def check(args) -> None:
+    if not 0.0 <= args.warmup_proportion < 1.0:
+        raise ConfigError(f"--warmup_proportion must be in [0, 1), got {args.warmup_proportion}")
+    if args.learning_rate <= 0:
+        raise ConfigError(f"--learning_rate must be > 0, got {args.learning_rate}")
+    if not 0.0 < args.decay_proportion <= 1.0:
+        raise ConfigError(f"--decay_proportion must be in (0, 1], got {args.decay_proportion}")
+    if args.lr_schedule == "wsd" and args.warmup_proportion + args.decay_proportion > 1.0:
+        raise ConfigError(f"--warmup_proportion {args.warmup_proportion} + --decay_proportion "
+                          f"{args.decay_proportion} is more than 1")

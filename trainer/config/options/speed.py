@@ -13,3 +13,7 @@ def add_flags(parser) -> None:
     g.add_argument("--unpad", action=argparse.BooleanOptionalAction, default=None,
                    help="drop the padding tokens before the encoder and restore them after "
                         "(flash varlen attention on CUDA)")
+
+
+def check(args) -> None:
+    """Nothing to check: any of the two is taken (their defaults: trainer/runtime/speed.py)."""
