@@ -43,27 +43,30 @@ class Trainer:
     """Holds the model, optimizer, data and run state; `train()` runs the loop."""
 
     def __init__(self, config):
+        """The run's start, a list of steps (trainer/startup.py); all before `join` is checked
+        before any process group exists, so that every rank fails alike with one TrainError."""
         started = time.monotonic()   # the --train_budget clock
         self.family = family = get_family(config.model_type)
-        inputs = startup.check(config, family)   # all before any process group: every rank fails alike
-        self.config, self.phases, notes = startup.resolve(config, family, inputs)   # once; kept
+        inputs = startup.check(config, family)                                      # 1. check
+        self.config, self.phases, notes = startup.resolve(config, family, inputs)   # 2. the config, once
         config, self.start, self.languages = self.config, inputs.start, inputs.languages
         self.model_config = self.start.model_config
-        self.env = env = startup.join(config, family, notes)
-        output = startup.open_output(config, family, self.start, env)
-        self.out, self.model_config_record, self.vocab_size = output.path, output.model_config_record, output.vocab_size
-        self.model = startup.make_model(config, family, self.start, env, output.latest)
+        self.env = env = startup.join(config, family, notes)                        # 3. distributed
+        output = startup.open_output(config, family, self.start, env)               # 4. output folder
+        self.out, self.model_config_record = output.path, output.model_config_record
+        self.vocab_size = output.vocab_size
+        self.model = startup.make_model(config, family, self.start, env, output.latest)   # 5. model
         self.autocast_dtype = startup.autocast_dtype(config)
-        self.plan, self.pacer = startup.plan_run(config, self.phases, output.latest, started, self.model, env,
-                                                 self.forward)
-        opt = build_optimization(config, self.model, env, self.plan)
+        self.plan, self.pacer = startup.plan_run(config, self.phases, output.latest, started,   # 6. budget
+                                                 self.model, env, self.forward)
+        opt = build_optimization(config, self.model, env, self.plan)                # 7. optimizer
         self.optimizer, self.scheduler, self.scaler = opt.optimizer, opt.scheduler, opt.scaler
         self.engine, self.ddp = opt.engine, opt.ddp
         self.meter = CardMeter(self.model_config, env.device, config.precision, env.world_size)   # the record
-        self.begin(output.latest)
+        self.begin(output.latest)                                                   # 8. resume
 
     def begin(self, latest) -> None:
-        """The dropout seed, the checkpoint's state when resuming, and the first phase's data."""
+        """The dropout seed, the checkpoint's state when resuming (`latest`), the first phase's data."""
         self.step, self.phase_index, self.data = 0, None, None
         # Dropout streams differ per rank (never shared), fixed by the seed.
         torch.manual_seed(self.config.seed + 1_000_003 * (self.env.rank + 1))
