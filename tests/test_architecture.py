@@ -45,7 +45,9 @@ ALLOWED = {
     "trainer/config": ("common", "trainer.config", "trainer.models", "trainer.runtime", "trainer.errors",
                        "trainer.checkpoint.layout"),   # --init_from a run: its meta.json
     "trainer/export": ("common", "trainer.export", "trainer.checkpoint", "trainer.models", "vocab"),
-    "trainer/finetune": ("common", "trainer.finetune", "trainer.export", "trainer.checkpoint", "vocab"),
+    "trainer/finetune": ("common", "trainer.finetune", "trainer.export", "trainer.checkpoint", "vocab",
+                         "trainer.models",                 # the registry: the rows a model takes
+                         "trainer.runtime.distributed"),   # the one device rule
     "trainer": ("common", "trainer", "vocab", "pipeline.encoding.hdf5_format"),
     # what users run end to end uses every package; none of them uses it, nothing uses scripts/
     "recipes": PRODUCT,

@@ -85,7 +85,7 @@ def phase_context(module, phase, config, env, forward) -> dict:
 def phase_evaluation(module, phase, config, env, forward) -> dict:
     """A phase's held-out evaluation (trainer/loop.py): MLM loss and accuracy on its test rows in
     its batches (unless --eval_batch_size says otherwise), and on long rows the context evaluation."""
-    ev = evaluate(module, phase.shards.test, config.replace(eval_batch_size=phase.eval_batch_size), env, forward)
+    ev = evaluate(module, phase.shards.test, config, env, forward, batch_size=phase.eval_batch_size)
     ev.update(phase_context(module, phase, config, env, forward))
     return ev
 

@@ -16,13 +16,14 @@ from pipeline.encoding.hdf5_format import MIN_EVAL_INSTANCES, few_eval_instances
 from trainer.data.loader import eval_batches
 
 
-def evaluate(module, test_shards, config, env, forward) -> dict:
-    """`forward(module, batch)` runs the model as training does (autocast); see the module doc."""
+def evaluate(module, test_shards, config, env, forward, batch_size: int | None = None) -> dict:
+    """`forward(module, batch)` runs the model as training does (autocast); see the module doc.
+    `batch_size`: a phase's (default --eval_batch_size)."""
     module.eval()
     # [mlm loss sum, mlm correct, mlm count, nsp loss sum, nsp correct, nsp count, instances]
     acc = torch.zeros(7, dtype=torch.float64)
     with torch.no_grad():
-        for batch in eval_batches(test_shards, config.eval_batch_size, env.rank, env.world_size,
+        for batch in eval_batches(test_shards, batch_size or config.eval_batch_size, env.rank, env.world_size,
                                   config.eval_max_samples, unpad=config.unpadded_rows,
                                   within=config.doc_attention == "within"):
             batch = {k: v.to(env.device) for k, v in batch.items()}

@@ -19,21 +19,11 @@ import functools
 import logging
 import math
 import time
-from pathlib import Path
 
 import torch
 
-from trainer.build import (
-    build_loader,
-    build_model,
-    build_optimization,
-    check_attention,
-    check_inputs,
-    describe_languages,
-    describe_objective,
-    sampling_phases,
-    size_steps_in_tokens,
-)
+from trainer import startup
+from trainer.build import build_loader, build_optimization, describe_languages, describe_objective, sampling_phases
 from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
 from trainer.checkpoint.layout import DS_TAG, MODEL_CONFIG
 from trainer.checkpoint.save import model_state, read_for_resume, save_checkpoint
@@ -42,13 +32,9 @@ from trainer.context import phase_evaluation
 from trainer.errors import TrainError
 from trainer.evaluation import eval_line, eval_size_warnings, evaluate_languages
 from trainer.models import get_family
-from trainer.plan import RunPlan
-from trainer.runtime.budget import plan_budget
 from trainer.runtime.card_use import CardMeter, figures_line
-from trainer.runtime.distributed import init_distributed
-from trainer.runtime.logs import MetricsLogger, setup_logging
-from trainer.runtime.output_dir import check_resume, copy_vocab, prepare_output_dir, write_run_info
-from trainer.start import plan_start
+from trainer.runtime.logs import MetricsLogger
+from trainer.runtime.output_dir import write_run_info
 
 log = logging.getLogger("trainer")
 
@@ -57,51 +43,33 @@ class Trainer:
     """Holds the model, optimizer, data and run state; `train()` runs the loop."""
 
     def __init__(self, config):
+        """The run's start, a list of steps (trainer/startup.py); all before `join` is checked
+        before any process group exists, so that every rank fails alike with one TrainError."""
         started = time.monotonic()   # the --train_budget clock
         self.family = family = get_family(config.model_type)
-        inputs = check_inputs(config, family, plan_start(config, family))   # trainer/start.py, build.py
-        self.start, self.phases, self.languages = inputs.start, inputs.phases, inputs.languages
+        inputs = startup.check(config, family)                                      # 1. check
+        self.config, self.phases, notes = startup.resolve(config, family, inputs)   # 2. the config, once
+        config, self.start, self.languages = self.config, inputs.start, inputs.languages
         self.model_config = self.start.model_config
-        config, attention = check_attention(config, family, inputs.all_shards())   # --doc_attention
-        # --tokens_per_step: each phase's micro-batch (the card's on CUDA) and accumulation
-        config, self.phases, step_lines = size_steps_in_tokens(config, self.phases, family, self.model_config)
-        self.config = config
-        # Everything above is checked before any process group exists: all ranks fail alike.
-        self.env = env = init_distributed(config.device, force=config.deepspeed)
-        setup_logging(env.is_main)
-        log.info(config.speed_note)
-        for note in inputs.notes + ([attention] if attention else []) + step_lines:
-            log.info(note)
-        log.info("objective: %s", self.objective())
-        self.out = Path(config.output_dir)
-        latest = prepare_output_dir(config, env.is_main)
-        # the model's config as the run starts it, before a phase sets its RoPE θ on the model (in
-        # place; the phases' θ are the plan's to check): model_config.json's, and a resume's
-        self.model_config_record = family.config_dict(self.model_config)
-        check_resume(latest, self.out, config, env.world_size, self.model_config_record, self.start.spec)
-        env.barrier()
-        self.vocab_size = copy_vocab(self.start.spec, family.vocab_size(self.model_config), self.out,
-                                     write=env.is_main)
-        self.model = build_model(config, family, self.start, env,
-                                 init_weights=(config.phase == 2 or config.init_from is not None)
-                                 and latest is None)
-        # DeepSpeed converts the model itself; else autocast in the precision asked for
-        self.autocast_dtype = None if config.deepspeed else {
-            "bf16": torch.bfloat16, "fp16": torch.float16}.get(config.precision)
-        self.pacer, starts = None, None
-        if config.train_budget:   # the plan from timed steps (or the checkpoint), before the schedule
-            self.pacer, starts, max_steps = plan_budget(config, self.phases, latest, started, self.model,
-                                                        env, self.forward)
-            self.config = config = config.replace(max_steps=max_steps)
-            starts = starts or list(range(len(self.phases)))   # resuming: the checkpoint's plan
-        self.plan = RunPlan(self.phases, config, starts)   # the phases' steps, the lr at each (plan.py)
-        opt = build_optimization(config, self.model, env, self.plan)
+        self.env = env = startup.join(config, family, notes)                        # 3. distributed
+        output = startup.open_output(config, family, self.start, env)               # 4. output folder
+        self.out, self.model_config_record = output.path, output.model_config_record
+        self.vocab_size = output.vocab_size
+        self.model = startup.make_model(config, family, self.start, env, output.latest)   # 5. model
+        self.autocast_dtype = startup.autocast_dtype(config)
+        self.plan, self.pacer = startup.plan_run(config, self.phases, output.latest, started,   # 6. budget
+                                                 self.model, env, self.forward)
+        opt = build_optimization(config, self.model, env, self.plan)                # 7. optimizer
         self.optimizer, self.scheduler, self.scaler = opt.optimizer, opt.scheduler, opt.scaler
         self.engine, self.ddp = opt.engine, opt.ddp
-        self.step, self.phase_index, self.data = 0, None, None
         self.meter = CardMeter(self.model_config, env.device, config.precision, env.world_size)   # the record
+        self.begin(output.latest)                                                   # 8. resume
+
+    def begin(self, latest) -> None:
+        """The dropout seed, the checkpoint's state when resuming (`latest`), the first phase's data."""
+        self.step, self.phase_index, self.data = 0, None, None
         # Dropout streams differ per rank (never shared), fixed by the seed.
-        torch.manual_seed(config.seed + 1_000_003 * (env.rank + 1))
+        torch.manual_seed(self.config.seed + 1_000_003 * (self.env.rank + 1))
         ckpt, saved_phase, loader_state = self.resume(latest) if latest is not None else (None, 0, None)
         k = self.plan.phase_at(self.step)   # a checkpoint at a phase's end: the next one, afresh
         self.open_phase(k, loader_state if k == saved_phase else None)
@@ -109,7 +77,7 @@ class Trainer:
             log.info("resumed from %s at step %d (epoch %d%s)", ckpt, self.step, self.data.epoch,
                      f", phase {k + 1} of {len(self.phases)}" if self.plan.phased else "")
         if self.languages:
-            log.info(describe_languages(config, self.data.facts()))
+            log.info(describe_languages(self.config, self.data.facts()))
 
     # -- phases ----------------------------------------------------------------------------
     def open_phase(self, k: int, loader_state: dict | None = None) -> None:
@@ -119,7 +87,7 @@ class Trainer:
         phase = self.phases[k]
         self.phase_index, self.shards = k, phase.shards
         self.data = build_loader(self.config, phase, self.env, self.family.vocab_size(self.model_config),
-                                 self.languages)
+                                 self.languages, self.plan.max_steps)
         if loader_state is not None:
             self.data.load_state_dict(loader_state)
         if self.plan.phased and phase.thetas:
@@ -165,7 +133,7 @@ class Trainer:
         # the disk may have filled since the start
         check_checkpoint_space(self.out, self.step, self.env, self.checkpoint_bytes())
         state = {"step": self.step, "loader": self.data.state_dict(), "phase": self.phase,
-                 "max_steps": self.config.max_steps, "plan": self.plan.state_dict(),
+                 "max_steps": self.plan.max_steps, "plan": self.plan.state_dict(),
                  "phase_index": self.phase_index}
         if self.pacer is not None:   # the budget's clock and timings
             state["budget"] = self.pacer.state_dict()
@@ -177,7 +145,7 @@ class Trainer:
                                meta={"phase": self.phase,
                                      MODEL_CONFIG: self.family.config_dict(self.model_config),
                                      "model_type": self.family.name,
-                                     "max_steps": self.config.max_steps, "end_step": self.plan.end,
+                                     "max_steps": self.plan.max_steps, "end_step": self.plan.end,
                                      **({"export_class": self.start.export_class}
                                         if self.start.export_class else {})},
                                model_state_fn=weights, trainer_state=state,
@@ -276,10 +244,11 @@ class Trainer:
         c, phase = self.config, self.phases[0]   # with phases, the first (phase_plan: all)
         mix = {} if not self.languages else {
             "languages": self.data.facts(),
-            "sampling_schedule": [{"alpha": a, "start_step": s} for a, s in sampling_phases(c)]}
+            "sampling_schedule": [{"alpha": a, "start_step": s} for a, s in sampling_phases(c, self.plan.max_steps)]}
         if self.plan.phased:   # each phase's settings and planned steps
             mix["phase_plan"] = self.plan.steps()
-        write_run_info(self.out, c, self.model_config_record, step=self.step, **mix,
+        # max_steps: the plan's (a budget's measured count), in the config's place in hparams.json
+        write_run_info(self.out, c, self.model_config_record, step=self.step, max_steps=self.plan.max_steps, **mix,
                        world_size=self.env.world_size, precision=c.precision, phase=self.phase,
                        global_batch_size=phase.rows * self.env.world_size,
                        device=str(self.env.device), train_files=len(phase.shards.train),

@@ -20,6 +20,8 @@ import math
 import torch
 from torch import nn
 
+from trainer.config.options.optimizer import SCHEDULES  # the one list: the flag's choices, each's degree
+
 
 class Lamb(torch.optim.Optimizer):
     """LAMB (You et al. 2019) as NVIDIA's FusedLAMB computes it; see the module docstring."""
@@ -150,10 +152,6 @@ def wsd_factor(step: int, warmup_steps: float, max_steps: int, decay_steps: floa
     return (max_steps - step) / decay_steps
 
 
-SCHEDULES = ("poly", "linear", "wsd")
-DEGREE = {"poly": 0.5, "linear": 1.0, "wsd": 1.0}
-
-
 class LrShape:
     """The schedule's multiplier of the peak lr at a step, as one decaying segment that a re-plan
     (trainer/runtime/pacing.py) can move: linear warmup over `warmup` steps (fixed once planned),
@@ -170,7 +168,7 @@ class LrShape:
     def __init__(self, kind: str, warmup: float, end: int, decay_proportion: float = 0.2):
         if kind not in SCHEDULES:
             raise ValueError(f"unknown lr schedule {kind!r}: choose one of {', '.join(SCHEDULES)}")
-        self.kind, self.degree = kind, DEGREE[kind]
+        self.kind, self.degree = kind, SCHEDULES[kind]
         self.warmup, self.end = float(warmup), int(end)
         self.decay_proportion = float(decay_proportion)
         self.anchor_factor = 1.0

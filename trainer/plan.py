@@ -94,6 +94,8 @@ class RunPlan:
         end = config.max_steps if end is None else int(end)
         self.starts = list(starts) if starts is not None else share_starts(
             [p.share for p in self.phases], end)
+        self.max_steps = end   # as planned at the start (hparams.json, checkpoints, the languages'
+        # sampling schedule); a re-plan moves `end`, not this
         self.shape = LrShape(config.lr_schedule, config.warmup_proportion * end, end,
                              config.decay_proportion)
         self.scales = [p.learning_rate / config.learning_rate for p in self.phases]

@@ -123,7 +123,8 @@ def _run(argv) -> int:
         try:
             trainer = Trainer(resolve_config(args))
             try:   # refuse now, not at a checkpoint hours later
-                check_run_space(trainer.config, trainer.out, trainer.env, trainer.checkpoint_bytes())
+                check_run_space(trainer.config, trainer.out, trainer.env, trainer.checkpoint_bytes(),
+                                trainer.plan.max_steps)
                 trainer.train()
             finally:
                 trainer.env.shutdown()

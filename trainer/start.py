@@ -91,11 +91,13 @@ def _for_tokenizer(config, family, model_config, spec, source: InitSource | None
     return family.with_vocab(model_config, spec)
 
 
-def check_data_tokenizer(config, start: Start, shards, languages=()) -> None:
-    """One line when --input_dir was encoded with another tokenizer than the run's; with several
-    languages, also when the languages were encoded with different tokenizers."""
+def check_data_tokenizer(config, start: Start, shards, languages=(), input_dir=None) -> None:
+    """One line when --input_dir (or `input_dir`: a phase's) was encoded with another tokenizer
+    than the run's; with several languages, also when the languages were encoded with different
+    tokenizers."""
+    input_dir = config.input_dir if input_dir is None else input_dir
     folders = [(f"{lang.code}={lang.input_dir}", lang.input_dir, lang.shards.train[0].path)
-               for lang in languages] or [(str(config.input_dir), config.input_dir,
+               for lang in languages] or [(str(input_dir), input_dir,
                                            shards.train[0].path if shards.train else None)]
     found = [(name, data) for name, folder, first in folders
              if (data := data_tokenizer(folder, first)) is not None]

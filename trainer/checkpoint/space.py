@@ -104,12 +104,13 @@ def _refuse(out, need: int, what: str, first: str = "", then: str = "") -> None:
     raise TrainError(f"{first}another rank's output disk lacks room for {what} ({human(need)}){then}")
 
 
-def check_run_space(config, out, env, per_rank: int) -> None:
+def check_run_space(config, out, env, per_rank: int, max_steps: int | None = None) -> None:
     """At start: room for --keep_checkpoints + 1 checkpoints (the newest is written before the
-    oldest goes) and the logs, less the checkpoints the output_dir already holds."""
+    oldest goes) and the logs of `max_steps` steps (the plan's; default --max_steps), less the
+    checkpoints the output_dir already holds."""
     held = len(list_checkpoints(out))
-    records = (config.max_steps // max(config.log_every, 1)
-               + (config.max_steps // config.eval_every if config.eval_every else 0))
+    steps = config.max_steps if max_steps is None else max_steps
+    records = steps // max(config.log_every, 1) + (steps // config.eval_every if config.eval_every else 0)
     count = max(config.keep_checkpoints + 1 - held, 1)
     logs = LOG_MARGIN + LOG_BYTES_PER_RECORD * records
     size, need, short = _agree(out, env, per_rank, lambda b: count * b + logs)

@@ -5,7 +5,6 @@
     config.languages                            # {code: folder} with --input_dir LANG=DIR, else {}
     config.torch_compile, config.unpad          # the speed defaults (trainer/runtime/speed.py)
     config.train_batch_size                     # reconciled with a --deepspeed_config
-    config = config.replace(max_steps=n)        # the budget's measured max_steps, a new config
     config.to_dict()                            # hparams.json
 
 Resolved here, before anything runs: the model family (--model_type, or --init_from's folder
@@ -16,7 +15,9 @@ only: --no_nsp is implied; so does --init_from of weights without one), the voca
 (--init_from's own unless --vocab_file is given), the evaluation batch size, the phase.
 Checks that need the data (packed rows with NSP, sequence length against the model, a vocab
 for dynamic masking) are made by trainer/build.py before the process group exists; so is
---doc_attention's default, which depends on the files (resolve_doc_attention, here).
+--doc_attention's default, which depends on the files (resolve_doc_attention, here): the
+Trainer's start (trainer/startup.py: resolve) makes it and the step sizes of --tokens_per_step
+one new config, once, after the data is read; nothing changes it after that.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from trainer.runtime.speed import resolve_speed_options
 
 @dataclass(frozen=True)
 class TrainConfig:
-    # -- model and data (the flags of trainer/config/flags.py, same names) ----------------
+    # -- model and data (the flags of trainer/config/options/, same names) ----------------
     model_config: str | None           # None with --init_from (its config.json / meta.json)
     model_type: str                    # resolved: --model_type, or the family of --init_from's or
                                        # of a transformers config.json's model_type
@@ -64,7 +65,8 @@ class TrainConfig:
     gradient_accumulation_steps: int   # with tokens_per_step: the first phase's (trainer/build.py)
     learning_rate: float
     warmup_proportion: float
-    max_steps: int                     # the budget's measured count with --train_budget
+    max_steps: int                     # the flag; with --train_budget the plan measures its own
+                                       # (trainer/plan.py: RunPlan.max_steps, hparams.json's)
     train_budget: str | None
     budget_replan: bool                # with train_budget: re-plan when the pace drifts
     lr_schedule: str
@@ -168,10 +170,10 @@ FLAG_FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig)
                                    "init_source"))
 
 
-def resolve_doc_attention(config: TrainConfig, family, packed: bool, marked: bool) -> tuple[TrainConfig, str | None]:
-    """(the config with --doc_attention resolved from the data, the one line that says so or
-    None): within documents where the packed files mark where they start (`marked`) and the
-    family can, else across; None for rows of sentence pairs. `within` asked for data without the
+def resolve_doc_attention(config: TrainConfig, family, packed: bool, marked: bool) -> tuple[str | None, str | None]:
+    """(--doc_attention resolved from the data, the one line that says so or None): within
+    documents where the packed files mark where they start (`marked`) and the family can, else
+    across; None for rows of sentence pairs. `within` asked for data without the
     marks is one ConfigError."""
     given = config.doc_attention
     if given == "within" and not (packed and marked):
@@ -183,17 +185,17 @@ def resolve_doc_attention(config: TrainConfig, family, packed: bool, marked: boo
         raise ConfigError(f"--doc_attention within: the {family.display_name} family has no "
                           "attention within documents: pass --doc_attention across")
     if not packed:
-        return config.replace(doc_attention=None), None
+        return None, None
     if given is None and marked and family.unpads:
-        return config.replace(doc_attention="within"), (
+        return "within", (
             "doc_attention within: each document of a packed row attends only to itself (the files "
             "mark where documents start; --doc_attention across attends across the whole row)")
     if given is None:
         why = (f"the {family.display_name} family has no attention within documents" if marked else
                "the packed files do not mark where documents start: re-encode with "
                "`pipeline encode --pack` for attention within each document")
-        return config.replace(doc_attention="across"), f"doc_attention across: {why}"
-    return config, (f"doc_attention {given} (asked): " + (
+        return "across", f"doc_attention across: {why}"
+    return given, (f"doc_attention {given} (asked): " + (
         "each document of a packed row attends only to itself" if given == "within"
         else "attention crosses from one document into the next in a packed row"))
 

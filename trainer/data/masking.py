@@ -40,13 +40,17 @@ class MaskingError(ValueError):
     give back a valid sequence; the message says which file and what to do."""
 
 
-def build_masker(config, seq_len: int, max_pred: int, packed: bool, spec=None) -> "DynamicMasker | None":
+def build_masker(config, seq_len: int, max_pred: int, packed: bool, spec=None, input_dir=None,
+                 rate: float | None = None) -> "DynamicMasker | None":
     """The masker --masking dynamic asks for (None for static), checked before training starts;
     `packed`: rows of `encode --pack` (one [CLS], no pair's [SEP]s: more maskable tokens);
-    `spec`: the run's tokenizer, already loaded (else the one encode recorded is read)."""
+    `spec`: the run's tokenizer, already loaded (else the one encode recorded is read);
+    `input_dir`, `rate`: a phase's folder and --mlm_probability (default: the config's)."""
     if config.masking != "dynamic":
         return None
-    folders = list(config.input_dir.values()) if isinstance(config.input_dir, dict) else [config.input_dir]
+    input_dir = config.input_dir if input_dir is None else input_dir
+    rate = config.mlm_probability if rate is None else rate
+    folders = list(input_dir.values()) if isinstance(input_dir, dict) else [input_dir]
     if spec is None:
         vocab = config.vocab_file or next(filter(None, map(encode_vocab, folders)), None)
         if vocab is None:
@@ -58,13 +62,13 @@ def build_masker(config, seq_len: int, max_pred: int, packed: bool, spec=None) -
         except VocabError as exc:
             raise MaskingError(str(exc)) from None
     maskable = maskable_tokens(seq_len, packed)
-    wanted = round(config.mlm_probability * maskable)
+    wanted = round(rate * maskable)
     if wanted > max_pred:
         raise MaskingError(
-            f"--mlm_probability {config.mlm_probability:g} masks about {wanted} of {maskable} tokens "
+            f"--mlm_probability {rate:g} masks about {wanted} of {maskable} tokens "
             f"but the HDF5 rows hold at most {max_pred} predictions (max_pred): encode with "
             f"`pipeline encode --max-pred {wanted}` or lower --mlm_probability")
-    return DynamicMasker(spec, max_pred, config.seed, config.mlm_probability, config.whole_word_masking,
+    return DynamicMasker(spec, max_pred, config.seed, rate, config.whole_word_masking,
                          config.mask_replace_prob, config.random_replace_prob)
 
 

@@ -5,7 +5,7 @@ import argparse
 from pathlib import Path
 
 from trainer.finetune.probe_dir import ProbeMissing, probe_files
-from trainer.finetune.tasks import TASKS
+from trainer.finetune.task_table import TASK_NAMES, TASKS
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -66,8 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --run: every N-th checkpoint, oldest first; the newest always "
                           "(default 1: all)")
     data = p.add_argument_group("data")
-    data.add_argument("--task", choices=TASKS, help="ner (entity F1), pos (accuracy), classify "
-                      "(accuracy, macro-F1), qa (EM/F1); --probe implies ner")
+    data.add_argument("--task", choices=TASK_NAMES, help=", ".join(
+        f"{t.name} ({t.scored_by})" for t in TASKS.values()) + "; --probe implies ner")
     data.add_argument("--probe", help="DATA_DIR/LANG: the probe `pipeline probe` wrote there "
                       "(probe/train.conll, dev.conll, test.conll)")
     data.add_argument("--test_probe", help="with --probe: test on this DATA_DIR/LANG's probe instead "
@@ -170,7 +170,7 @@ def resolve_files(args, parser) -> dict[str, Path | None]:
     if args.test_probe:
         parser.error("--test_probe goes with --probe (train on one probe, test on another's)")
     if args.task is None:
-        parser.error("give --task (ner, pos, classify, qa) or --probe DATA_DIR/LANG")
+        parser.error(f"give --task ({', '.join(TASK_NAMES)}) or --probe DATA_DIR/LANG")
     if not args.train_file or not args.validation_file:
         parser.error("give --train_file and --validation_file (or --probe DATA_DIR/LANG)")
     files = {"train": Path(args.train_file), "validation": Path(args.validation_file),
@@ -193,5 +193,5 @@ def parse(argv=None):
                      "side), not --run")
     args.files = resolve_files(args, parser)
     if args.max_seq_length is None and args.task is not None:
-        args.max_seq_length = 384 if args.task == "qa" else 128
+        args.max_seq_length = TASKS[args.task].max_length
     return args

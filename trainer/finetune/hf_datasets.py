@@ -17,6 +17,7 @@ from pathlib import Path
 
 from trainer.finetune.columns import ColumnPlan, find_columns, qa_rows, tagging_rows, text_rows
 from trainer.finetune.readers import FinetuneDataError
+from trainer.finetune.task_table import TASKS
 from trainer.finetune.tasks import make_task
 
 log = logging.getLogger("trainer.finetune")
@@ -107,17 +108,17 @@ def dataset_task(args):
 
 
 def _rows(plan: ColumnPlan, split, where: str):
-    if plan.task in ("ner", "pos"):
+    if TASKS[plan.task].kind == "token":
         return tagging_rows(split, plan, where)
-    if plan.task == "classify":
+    if TASKS[plan.task].kind == "sequence":
         return text_rows(split, plan, where)
     return qa_rows(split, where)
 
 
 def _columns_text(plan: ColumnPlan) -> str:
-    if plan.task in ("ner", "pos"):
+    if TASKS[plan.task].kind == "token":
         return f"tokens column {plan.tokens}, tag column {plan.tags}"
-    if plan.task == "classify":
+    if TASKS[plan.task].kind == "sequence":
         return (f"text column {plan.text}" + (f", pair {plan.text_pair}" if plan.text_pair else "")
                 + f", label column {plan.label}")
     return "question, context, answers"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trainer.finetune.progress import progress
+from trainer.finetune.textfiles import FinetuneDataError
 
 PAD_VALUES = {"labels": -100}   # other sequences pad with 0, input_ids with the pad id
 
@@ -35,11 +36,16 @@ class LoopSettings:
 
 
 def pick_device(name: str | None = None):
-    import torch
+    """--device as a torch.device: the pretrainer's rule (trainer/runtime/distributed.py: cuda
+    when present; cuda asked of a machine without one is one line), "cuda:1" taken as it is."""
+    import torch  # lazy, as everywhere in this module: torch loads when a run starts
 
-    if name:
-        return torch.device(name)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    from trainer.runtime.distributed import resolve_device
+
+    try:
+        return torch.device(resolve_device(name or None))
+    except ValueError as exc:
+        raise FinetuneDataError(str(exc)) from None
 
 
 def accepted(model) -> set[str]:

@@ -23,7 +23,9 @@ import unicodedata
 import warnings
 from collections import Counter
 
-METRIC_NAMES = {"ner": "entity_f1", "pos": "accuracy", "classify": "accuracy", "qa": "f1"}
+from trainer.finetune.task_table import TASKS
+
+METRIC_NAMES = {name: task.metric for name, task in TASKS.items()}   # the table's (task_table.py)
 NORMALIZERS = ("squad", "language-neutral")
 
 _ENTITY_TAG = re.compile(r"^[BIES]-.+$")

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from common.progress import duration, eta_text
+from trainer.finetune.task_table import TASKS
 
 log = logging.getLogger("trainer.finetune")
 
@@ -90,8 +91,8 @@ class Plan:
 
 
 def default_length(task: str) -> int:
-    """--max_seq_length's default: 384 pieces for qa (question and a context window), else 128."""
-    return 384 if task == "qa" else 128
+    """--max_seq_length's default (task_table.py: 384 pieces for qa, else 128)."""
+    return TASKS[task].max_length
 
 
 def summary_line(results: dict) -> str:

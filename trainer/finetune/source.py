@@ -22,13 +22,8 @@ from pathlib import Path
 
 from trainer.export import ExportError, export
 from trainer.finetune.readers import FinetuneDataError
-
-# transformers' Auto classes per task kind
-MODEL_CLASSES = {
-    "token": "AutoModelForTokenClassification",
-    "sequence": "AutoModelForSequenceClassification",
-    "qa": "AutoModelForQuestionAnswering",
-}
+from trainer.finetune.task_table import HEADS
+from trainer.models import hf_max_positions
 
 
 def is_hf_folder(path: Path) -> bool:
@@ -92,18 +87,12 @@ def load_tokenizer(folder: Path, max_length: int):
     return tokenizer
 
 
-# transformers' families whose position ids start after the pad id (RoBERTa's rule)
-PADDED_POSITIONS = ("roberta", "xlm-roberta", "xlm-roberta-xl", "camembert")
-
-
 def max_positions(folder: Path) -> int:
+    """The tokens a row of the folder's model can hold: the model family's rule
+    (trainer/models: RoBERTa's positions start after the padding id, 514 -> 512)."""
     from transformers import AutoConfig
 
-    config = AutoConfig.from_pretrained(folder)
-    n = int(getattr(config, "max_position_embeddings", 512))
-    if config.model_type in PADDED_POSITIONS:   # positions count from pad_token_id + 1 (514 -> 512)
-        n -= int(getattr(config, "pad_token_id", None) or 0) + 1
-    return n
+    return hf_max_positions(AutoConfig.from_pretrained(folder))
 
 
 def build_model(folder: Path, kind: str, *, num_labels: int = 2, labels: list[str] | None = None,
@@ -112,7 +101,7 @@ def build_model(folder: Path, kind: str, *, num_labels: int = 2, labels: list[st
     everywhere (call after seeding, so the seed decides them)."""
     import transformers
 
-    auto = getattr(transformers, MODEL_CLASSES[kind])
+    auto = getattr(transformers, HEADS[kind])
     extra = {}
     if labels is not None:
         extra = {"num_labels": len(labels), "id2label": dict(enumerate(labels)),

@@ -23,8 +23,7 @@ from trainer.finetune import metrics, readers
 from trainer.finetune.features import classification_features, gather_word_predictions, tagging_features
 from trainer.finetune.loop import predict
 from trainer.finetune.qa import decode_answers, qa_features
-
-TASKS = ("ner", "pos", "classify", "qa")
+from trainer.finetune.task_table import TASKS
 
 
 def unseen_label_notes(train_labels: list[str], files: dict, labels_by_split: dict) -> list[str]:
@@ -190,10 +189,14 @@ def make_task(name: str, files: dict[str, Path | None], options, data: dict | No
     """The task `name` with its files read and checked (FinetuneDataError on bad input).
     `data`: the splits already read (a dataset's rows as TaggedSentence / TextExample lists, a
     SquadData for qa); `files` then holds the names that messages give each split."""
-    cls = {"ner": TaggingTask, "pos": TaggingTask, "classify": ClassificationTask, "qa": QATask}[name]
+    cls = TASK_CLASSES[TASKS[name].kind]
     task = cls(name, files, options, data)
     task.features = _cached(task.features)
     return task
+
+
+# the task class of each kind of head (task_table.py's kinds)
+TASK_CLASSES = {"token": TaggingTask, "sequence": ClassificationTask, "qa": QATask}
 
 
 def _cached(features):

@@ -5,6 +5,7 @@ the family (trainer/models/family.py).
     family = get_family("modernbert")      # ModelFamily; ValueError naming the families
     names()                                # ("bert", "modernbert", ...), the choices of --model_type
     family_of_config({"model_type": "xlm-roberta", ...}, "x/config.json")   # "xlm-roberta"
+    hf_max_positions(AutoConfig.from_pretrained(folder))   # 512 of a RoBERTa's 514 (fine-tuning)
 
 A new family is one module of trainer/models/ with a `FAMILY` (a ModelFamily; or any name, as
 "module:NAME") and one line here (two where transformers knows it by a model_type of its own).
@@ -33,6 +34,14 @@ HF_MODEL_TYPES = {
     "roberta": "roberta",
     "xlm-roberta": "xlm-roberta",
     "distilbert": "distilbert",
+}
+
+
+# transformers' model_types that are no family of ours but count positions by one's rule (RoBERTa's:
+# after the padding id): what a fine-tuned model of them takes (hf_max_positions)
+HF_POSITION_RULES = {
+    "camembert": "roberta",
+    "xlm-roberta-xl": "roberta",
 }
 
 
@@ -68,3 +77,15 @@ def family_of_config(d: dict, source: str) -> str:
     raise ValueError(f"{source}: {what} is not an architecture the trainer has a family for; "
                      f"the families are {', '.join(FAMILIES)} (transformers' model_type "
                      f"{', '.join(HF_MODEL_TYPES)})")
+
+
+def hf_max_positions(config) -> int:
+    """The tokens a row of a transformers model of `config` (its PretrainedConfig) can hold: its
+    family's rule (RoBERTa's positions start after the padding id: 514 -> 512), or the rule a
+    foreign model_type shares (HF_POSITION_RULES), else max_position_embeddings (512 if none)."""
+    model_type = getattr(config, "model_type", None)
+    name = HF_MODEL_TYPES.get(model_type) or HF_POSITION_RULES.get(model_type)
+    if name is None or getattr(config, "max_position_embeddings", None) is None:
+        return int(getattr(config, "max_position_embeddings", 512))
+    return int(get_family(name).max_positions(config))
+
