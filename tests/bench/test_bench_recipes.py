@@ -69,3 +69,11 @@ def test_packed_rows_are_cut_into_their_documents_with_their_masks():
                                              [101, 10, 11, 12, 102]]
     assert [s[1].tolist() for s in segs] == [[2], [2, 3], [3]]     # positions from the segment's start
     assert [s[2].tolist() for s in segs] == [[60], [80, 90], [120]]
+
+
+def test_the_mask_id_is_read_from_the_language_s_vocab(tmp_path):
+    (tmp_path / "uk" / "vocab").mkdir(parents=True)
+    (tmp_path / "uk" / "vocab" / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nx\n")
+    assert bench.mask_id(tmp_path / "uk") == 4
+    assert bench.mask_id(tmp_path / "uk" / "hdf5" / "ukwiki") == 4    # a folder under it
+    assert bench.mask_id(tmp_path / "other") == 103                   # none: our vocabs' id
