@@ -32,6 +32,7 @@ def read_heldout(run_dir: str | Path) -> dict:
     """The record of the run in `run_dir`; {} when it has none or it cannot be read (a torn or
     foreign file is no measure, not a failed report)."""
     try:
-        return json.loads((Path(run_dir) / HELDOUT).read_text(encoding="utf-8"))
+        record = json.loads((Path(run_dir) / HELDOUT).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    return record if isinstance(record, dict) else {}

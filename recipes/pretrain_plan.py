@@ -25,6 +25,7 @@ import json
 import sys
 from pathlib import Path
 
+from common.budget import BudgetError, parse_budget
 from common.encode_manifest import encode_manifest
 from pipeline.encoding.hdf5_format import output_folder_name
 from recipes.commands import DemoError, say, shown
@@ -117,7 +118,6 @@ def step_size(a, device: str, ranks: int, model: dict, hdf5: list[Path], card_gi
     rule (recipes/pretrain_plan.py); a CPU run keeps its batch in rows."""
     if a.tokens_per_step or device != "cuda":
         return a.tokens_per_step, None
-    from trainer.runtime.budget import BudgetError, parse_budget  # torch: on a GPU it is loaded anyway
 
     try:
         budget_s = parse_budget(a.budget)

@@ -66,9 +66,10 @@ def read_records(run: Path) -> list[dict]:
     return records
 
 
-def read_log(run: Path) -> tuple[list[dict], list[dict]]:
-    """(training records, eval records) of train_log.jsonl; a torn last line is skipped."""
-    records = read_records(run)
+def read_log(run: Path, records: list[dict] | None = None) -> tuple[list[dict], list[dict]]:
+    """(training records, eval records) of train_log.jsonl (or of its `records`, read already);
+    a torn last line is skipped."""
+    records = read_records(run) if records is None else records
     return ([r for r in records if "loss" in r and "eval_loss" not in r],
             [r for r in records if "eval_loss" in r])
 
@@ -150,7 +151,8 @@ def device_rows(train: list[dict]) -> list[tuple]:
 
 def _one_run(sec: Section, run: Path) -> None:
     sec.add(f"<h3>{esc(run)}</h3>")
-    train, evals = read_log(run)
+    records = read_records(run)
+    train, evals = read_log(run, records)
     if not train:
         sec.warn(f"{run}: no {TRAIN_LOG} with training steps (is it a trainer --output_dir?)")
         return
@@ -159,7 +161,7 @@ def _one_run(sec: Section, run: Path) -> None:
     heldout = heldout_text(run)
     if heldout:
         sec.add(f"<p><b>Did it learn?</b> Held-out masked-LM accuracy of the export: {esc(heldout)}</p>")
-    records, plan = read_records(run), hp.get("phase_plan") or []
+    plan = hp.get("phase_plan") or []
     trained, end = max(r.get("step", 0) for r in records), planned_end(hp, records)
     # a run of sequence-length phases: its steps and each phase's rows, not the first phase's alone
     shape = ([("steps trained / planned", f"{num(trained)} / {num(end)}"),

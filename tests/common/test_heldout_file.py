@@ -29,3 +29,12 @@ def test_no_record_or_a_torn_one_reads_as_none(tmp_path):
     assert "step" not in read_heldout(tmp_path)
     (tmp_path / HELDOUT).write_text('{"accuracy": 0.2', encoding="utf-8")
     assert read_heldout(tmp_path) == {} and heldout_text(tmp_path) is None and heldout_row(tmp_path, None) == ""
+
+
+def test_a_file_that_is_json_but_no_record_reads_as_none(tmp_path):
+    """A list, a number or null in heldout_mlm.json is no measure: the card's row and the report's
+    line are left out (heldout_row asked .get of a list and the export ended in a traceback)."""
+    for foreign in ([1, 2], 3, None, "text"):
+        (tmp_path / HELDOUT).write_text(json.dumps(foreign), encoding="utf-8")
+        assert read_heldout(tmp_path) == {}
+        assert heldout_row(tmp_path, 5) == "" and not heldout_text(tmp_path)

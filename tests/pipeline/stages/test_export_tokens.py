@@ -155,3 +155,20 @@ def test_transformers_trainer_learns_from_the_rows(corpus, tmp_path):
     trainer.train()
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     assert len(losses) >= 5 and losses[-1] < losses[0] - 0.4, losses
+
+
+def test_both_exports_name_their_config_with_the_dumps_date(corpus, tmp_path):
+    """The config name carries the dump's date where its file name says it, for the token rows
+    as for the articles (the token export looked for extract's manifest at a wrong path)."""
+    data, encoded = corpus
+    other = tmp_path / "data"
+    shutil.copytree(data, other, ignore=shutil.ignore_patterns("export"))
+    manifest = other / "hu" / "extracted" / "manifest.json"
+    record = json.loads(manifest.read_text(encoding="utf-8"))
+    record["dump"] = "/dumps/huwiki-20230501-pages-articles.xml.bz2"
+    manifest.write_text(json.dumps(record), encoding="utf-8")
+    for fmt in ("tokens", "parquet"):
+        export(data_dir=other, lang="hu", workers=1, format=fmt,
+               input=other / "hu" / encoded.name if fmt == "tokens" else None)
+        name = datasets.get_dataset_config_names(str(other / "hu" / "export" / fmt))[0]
+        assert name.startswith("huwiki-20230501-"), (fmt, name)
