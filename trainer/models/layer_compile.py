@@ -27,6 +27,7 @@ Parameter names do not change (the layers stay where they are; no "_orig_mod.").
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 import weakref
 
@@ -41,7 +42,8 @@ def _run_layer(layer, *args, **kwargs):
 def _kind_function(name: str):
     """A function like _run_layer with a code object of its own: Dynamo's cache (and its
     recompile limit) is per code object, so each kind compiles and recompiles apart."""
-    code = _run_layer.__code__.replace(co_name=name, co_qualname=name)
+    qualname = {"co_qualname": name} if sys.version_info >= (3, 11) else {}   # 3.11's field
+    code = _run_layer.__code__.replace(co_name=name, **qualname)
     return types.FunctionType(code, _run_layer.__globals__, name)
 
 

@@ -36,7 +36,7 @@ from trainer.runtime.flops import modernbert_train_flops, train_flops
 # dense bf16/fp16 tensor-core peaks (TFLOP/s, without sparsity) by a part of the card's name,
 # the first that matches: NVIDIA's data sheets
 PEAK_TFLOPS = (("H100 PCIe", 756.0), ("H100", 989.0), ("H200", 989.0), ("GH200", 989.0),
-               ("B200", 2250.0), ("A100", 312.0), ("L40S", 362.0), ("L4", 121.0), ("A10", 125.0),
+               ("B200", 2250.0), ("A100", 312.0), ("L40S", 362.0), ("L40", 181.0), ("L4", 121.0), ("A10", 125.0),
                ("4090", 165.0), ("V100", 125.0))
 SAMPLE_EVERY_S = 0.5   # the GPU's busy share: NVML averages over its own period (1/6 s to 1 s)
 
@@ -92,9 +92,8 @@ class CardMeter:
         except AttributeError:   # a config without the formula's sizes: no FLOPs, no MFU
             flops = float("nan")
         tokens = int(lengths.sum())
-        for sums in (self.window_sums, self.phase_sums):
-            sums[0] += tokens
-            sums[1] += flops
+        self.window_sums[0] += tokens     # into the phase's sums with the window's seconds
+        self.window_sums[1] += flops
         self.sample()
         return host
 
@@ -106,7 +105,6 @@ class CardMeter:
             busy = gpu_busy(self.device)
             if busy is not None:
                 self.window_sums[2].append(busy)
-                self.phase_sums[2].append(busy)
 
     def figures(self, tokens: int, flops: float, busy: list, seconds: float) -> dict:
         tflops = flops * self.world_size / seconds / 1e12 if seconds > 0 else float("nan")
@@ -123,6 +121,11 @@ class CardMeter:
         a log line; a new window."""
         tokens, flops, busy = self.window_sums
         self.window_sums = [0, 0.0, []]
+        # the phase's sums gain tokens and seconds together: an eval between two windows
+        # (so_far) divides what was timed by its time, never later tokens by earlier seconds
+        self.phase_sums[0] += tokens
+        self.phase_sums[1] += flops
+        self.phase_sums[2] += busy
         self.phase_sums[3] += seconds
         record = self.figures(tokens, flops, busy, seconds)
         if self.closing:

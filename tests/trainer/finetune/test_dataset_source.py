@@ -200,3 +200,16 @@ def test_the_same_rows_through_dataset_and_through_files_give_the_same_scores(mo
     assert a["pretrained"]["all"][0]["test"] == b["pretrained"]["all"][0]["test"]
     assert a["pretrained"]["scores"] == b["pretrained"]["scores"]
     assert b["dataset"]["name"] == str(folder) and b["dataset"]["columns"]["task"] == kind
+
+
+def test_a_test_split_with_hidden_labels_is_left_out_unless_named(tmp_path):
+    """GLUE-style: every test label is -1 (ClassLabel's 'no label'). A test split taken by its
+    name is left out with a warning; one named with --test_split is still an error."""
+    rows = [{"sentence": f"w{i} w{i + 1}", "label": i % 2} for i in range(20)]
+    hidden = [{"sentence": f"w{i}", "label": -1} for i in range(5)]
+    folder = saved_folder(tmp_path / "glue", {"train": rows, "validation": rows[:6], "test": hidden},
+                          CLASS_FEATURES)
+    task = dataset_task(options(dataset=str(folder), text_column="sentence"))
+    assert set(task.splits) == {"train", "validation"}
+    with pytest.raises(FinetuneDataError, match="no labelled rows"):
+        dataset_task(options(dataset=str(folder), text_column="sentence", test_split="test"))

@@ -65,3 +65,24 @@ def test_mfu_needs_a_known_card_in_bf16_or_fp16():
     assert line == "391,234 tokens/s, 301 TFLOP/s, MFU 30.5%, peak 41.3 GiB, GPU busy 96%"
     assert figures_line({"tokens_per_sec": 12.0, "tflops": None, "mfu": None, "peak_memory_gib": 0.5,
                          "gpu_busy": None}) == "12 tokens/s, peak 0.5 GiB"
+
+
+def test_an_eval_between_windows_divides_what_was_timed_by_its_time():
+    """so_far (the eval record's figures) counts the tokens of the windows whose seconds it has:
+    micro-batches after the last window are not divided by the earlier windows' seconds."""
+    config = get_family("modernbert").read_config(CONFIG, "test")
+    meter = CardMeter(config, torch.device("cpu"), "fp32", world_size=1)
+    meter.count(batch([8, 8]))
+    meter.window(2.0, 0)
+    meter.count(batch([8, 8]))                        # not yet in a window: no seconds for it
+    assert meter.so_far()["tokens_per_sec"] == pytest.approx(16 / 2.0)
+    meter.window(2.0, 0)
+    assert meter.so_far()["tokens_per_sec"] == pytest.approx(32 / 4.0)
+
+
+def test_each_card_gets_its_own_peak():
+    from trainer.runtime.card_use import PEAK_TFLOPS
+
+    def first(name):
+        return next(peak for part, peak in PEAK_TFLOPS if part in name)
+    assert first("NVIDIA L40") == 181.0 and first("NVIDIA L40S") == 362.0 and first("NVIDIA L4") == 121.0

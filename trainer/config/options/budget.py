@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from common.budget import BudgetError, parse_budget
 from trainer.config.errors import ConfigError
 
 
@@ -23,7 +24,6 @@ def add_flags(parser) -> None:
 
 
 def check(args) -> None:
-    from trainer.runtime.budget import BudgetError, parse_budget  # torch: the flags' checks stay torch-free
 
     if args.max_steps < 1:
         raise ConfigError(f"--max_steps must be >= 1, got {args.max_steps}")
