@@ -30,6 +30,11 @@ from common.heldout_file import write_heldout
 SEED = 12345
 
 
+class NothingHeldOut(ValueError):
+    """The encode folder has no test rows (a corpus too small to hold text out) or no training
+    rows for the baseline: nothing to measure, which is not a fault of the model."""
+
+
 def _restored(f, rows: int | None = None):
     """(input_ids with the static masks undone, input_mask) of an open HDF5 file."""
     import numpy as np
@@ -75,9 +80,9 @@ def heldout_accuracy(model_dir: Path, hdf5_dir: Path, mask_share: float = 0.15,
     run_on = torch_device(device)
     quiet_transformers()
     if not _files(hdf5_dir, "test"):
-        raise ValueError(f"{hdf5_dir} has no *_test_*.hdf5 files: nothing held out to measure on")
+        raise NothingHeldOut(f"{hdf5_dir} has no *_test_*.hdf5 files: nothing held out to measure on")
     if not _files(hdf5_dir, "training"):
-        raise ValueError(f"{hdf5_dir} has no *_training_*.hdf5 files for the unigram baseline")
+        raise NothingHeldOut(f"{hdf5_dir} has no *_training_*.hdf5 files for the unigram baseline")
     tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
     model = AutoModelForMaskedLM.from_pretrained(str(model_dir)).eval().to(run_on)
     # on a GPU in bf16 (its tensor cores); on the CPU in fp32, as before
@@ -136,8 +141,12 @@ def summary_line(r: dict) -> str:
             f"('{r['unigram_token']}' every time): {ratio:.1f}x the baseline")
 
 
-def verdict_lines(r: dict, articles: int | None = None) -> list[str]:
-    """The demo's closing lines: did the model learn, in one number against the baseline."""
+def verdict_lines(r: dict | None, articles: int | None = None) -> list[str]:
+    """The demo's closing lines: did the model learn, in one number against the baseline (r None:
+    nothing was held out to measure on)."""
+    if r is None:
+        return ["== did it learn? Not measured: the corpus held no text out (too small for a test "
+                "shard); a larger dump, or `pipeline shard --min-test-sentences`, holds some out."]
     ratio = r["accuracy"] / r["unigram_accuracy"] if r["unigram_accuracy"] else float("inf")
     verdict = ("it learned: it reads the context, not only how often words occur" if ratio >= 2
                else "it learned little beyond word frequencies: train longer" if ratio > 1.2

@@ -51,14 +51,20 @@ from argparse import ArgumentDefaultsHelpFormatter
 from pathlib import Path
 
 from common.flags import HintingParser
-from common.heldout_file import HELDOUT
+from common.heldout_file import HELDOUT, read_heldout
 from pipeline.core.runner import FORCE_HINT_ENV
 from pipeline.encoding.hdf5_format import output_folder_name
 from pipeline.text.language_settings import word_segmenter
 from recipes.commands import DemoError, StepFailed, read_json, run_command, say, shown, timed
 from recipes.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary
 from recipes.fill_mask import fill_masks, hide_words  # light: torch and transformers when called
-from recipes.heldout_mlm import heldout_accuracy, save_result, summary_line, verdict_lines  # torch when called
+from recipes.heldout_mlm import (  # torch when called
+    NothingHeldOut,
+    heldout_accuracy,
+    save_result,
+    summary_line,
+    verdict_lines,
+)
 from recipes.long_recipe import LONG, write_phases
 from recipes.pretrain_advice import input_problem, long_budget_warning, probe_estimate, rerun_command
 from recipes.pretrain_commands import (
@@ -159,12 +165,7 @@ def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path], advice: list
         with timed("export"):
             run_command([sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf],
                         "export")
-    with timed("held-out accuracy"):
-        say(f"$ python scripts/heldout_mlm.py {hf} {hdf5[0]} --device {device}")
-        result = heldout_accuracy(hf, hdf5[0], device=device)
-        say(summary_line(result))
-        save_result(result, out / HELDOUT, hf, hdf5[0], step=checkpoint_step(newest))  # report.html
-        add_heldout(hf / "README.md", out, checkpoint_step(newest))   # and the card, written before it
+    result = heldout_step(hf, hdf5[0], out, checkpoint_step(newest), device)
     long = [context(hf, hdf5[-1], device)] if a.long else []
     sentences = heldout_sentences(a)
     if sentences:
@@ -173,6 +174,28 @@ def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path], advice: list
             for filled in fill_masks(hf, sentences, device=device):
                 say("\n".join(filled.lines()))
     return verdict_lines(result) + advice + long + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
+
+
+def heldout_step(hf: Path, hdf5: Path, out: Path, step: int, device: str) -> dict | None:
+    """Held-out accuracy against the unigram baseline, saved for report.html and the card; None
+    (one line said) where the corpus held nothing out. A rerun keeps the measure of the same
+    export on the same rows."""
+    known = read_heldout(out)
+    if known.get("step") == step and known.get("model") == str(hf) and known.get("hdf5") == str(hdf5) \
+            and (out / HELDOUT).stat().st_mtime >= (hf / "model.safetensors").stat().st_mtime:
+        say(f"held-out accuracy of step {step}, measured before: {known['line']}")
+        return known
+    with timed("held-out accuracy"):
+        say(f"$ python scripts/heldout_mlm.py {hf} {hdf5} --device {device}")
+        try:
+            result = heldout_accuracy(hf, hdf5, device=device)
+        except NothingHeldOut as exc:
+            say(f"held-out accuracy: not measured: {exc}")
+            return None
+        say(summary_line(result))
+        save_result(result, out / HELDOUT, hf, hdf5, step=step)  # report.html
+        add_heldout(hf / "README.md", out, step)   # and the card, written before it
+    return result
 
 
 def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:

@@ -19,6 +19,8 @@ import json
 import math
 from pathlib import Path
 
+from common.suite_table import columns, header, score_text
+
 from .page import Section, esc, table
 
 SUITE = "suite.json"
@@ -38,6 +40,9 @@ def read_suite(path: Path) -> dict:
     if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list) \
             or not isinstance(doc.get("models"), list):
         raise ValueError("not an object with 'models' and 'rows' lists")
+    for i, model in enumerate(doc["models"]):
+        if not isinstance(model, dict) or "label" not in model:
+            raise ValueError(f"models[{i}] is not an object with a 'label'")
     for i, row in enumerate(doc["rows"]):
         if not isinstance(row, dict) or not all(k in row for k in ROW_KEYS):
             raise ValueError(f"rows[{i}] lacks one of {', '.join(ROW_KEYS)}")
@@ -47,11 +52,7 @@ def read_suite(path: Path) -> dict:
 
 
 def _cell(row: dict | None, percent: bool) -> str:
-    if row is None:
-        return "-"
-    digits = 2 if percent else 3
-    sd = row.get("sd")
-    return f"{row['mean']:.{digits}f}" + (f" ± {sd:.{digits}f}" if sd is not None else "")
+    return "-" if row is None else score_text(row["mean"], row.get("sd"), percent)
 
 
 def suite_block(sec: Section, path: Path) -> None:
@@ -62,13 +63,8 @@ def suite_block(sec: Section, path: Path) -> None:
     except ValueError as exc:
         sec.warn(f"{path}: not a fine-tuning {SUITE}: {exc}")
         return
-    ours = [m.get("label") for m in doc["models"] if isinstance(m, dict) and m.get("ours")]
-    cols = []
-    for m in doc["models"]:
-        label = m.get("label") if isinstance(m, dict) else None
-        cols.append((label, "pretrained", f"{label} (ours)" if label in ours else str(label)))
-        if label in ours and any(r["variant"] == "random_init" for r in doc["rows"]):
-            cols.append((label, "random_init", "random init"))
+    ours = [m["label"] for m in doc["models"] if m.get("ours")]
+    cols = [(label, variant, header(label, variant, label in ours)) for label, variant in columns(doc)]
     by_task: dict[str, dict] = {}
     for row in doc["rows"]:
         by_task.setdefault(row["name"], {})[(row["model"], row["variant"])] = row

@@ -10,6 +10,7 @@ from collections import Counter
 import pytest
 
 import recipes.pretrain as script
+from common.heldout_file import HELDOUT
 from pipeline.core.runner import FORCE_HINT_ENV
 from recipes.commands import StepFailed
 from recipes.pretrain_advice import VIA_MAKE_ENV
@@ -47,6 +48,7 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
     assert again.returncode == 0, again.stderr[-3000:]
     assert "training: already finished" in again.stdout and "trainer.launch" not in again.stdout
     assert "$ python -m trainer.export" not in again.stdout
+    assert "held-out accuracy of step " in again.stdout and "measured before" in again.stdout
 
 
 def test_bad_input_is_one_line(tmp_path):
@@ -246,3 +248,40 @@ def test_long_on_a_cpu_with_a_short_budget_is_warned_before_and_after(stubbed, m
     assert script.main(args + ["--long"]) == 0 and closing["advice"] == []   # 30m: enough
     assert not any(line.startswith("warning: --long") for line in capsys.readouterr().out.splitlines())
     assert long_budget_warning("cuda", "5m") == "" and long_budget_warning("cpu", "5 minutes") == ""
+
+
+def test_a_corpus_that_held_nothing_out_skips_the_heldout_step_in_one_line(tmp_path, capsys):
+    """A corpus too small for a test shard: the held-out step said so and went on (it ended
+    make pretrain in heldout_accuracy's ValueError traceback before)."""
+    hdf5 = tmp_path / "hdf5" / "huwiki"
+    hdf5.mkdir(parents=True)
+    (hdf5 / "huwiki_training_0.hdf5").write_bytes(b"")
+    out = tmp_path / "run"
+    out.mkdir()
+    assert script.heldout_step(tmp_path / "hf", hdf5.parent, out, 12, "cpu") is None
+    said = [line for line in capsys.readouterr().out.splitlines() if "not measured" in line]
+    assert said == [f"held-out accuracy: not measured: {hdf5.parent} has no *_test_*.hdf5 files: "
+                    "nothing held out to measure on"]
+    assert not (out / HELDOUT).exists()
+    verdict = script.verdict_lines(None)
+    assert len(verdict) == 1 and verdict[0].startswith("== did it learn? Not measured")
+
+
+def test_a_rerun_keeps_the_heldout_measure_of_the_same_export(tmp_path, monkeypatch, capsys):
+    measured, carded = [], []
+    result = {"accuracy": 0.2, "tokens": 100, "rows": 3, "unigram_accuracy": 0.05, "unigram_token": ","}
+    monkeypatch.setattr(script, "heldout_accuracy", lambda hf, hdf5, device: measured.append(1) or result)
+    monkeypatch.setattr(script, "add_heldout", lambda *a: carded.append(a))
+    hf, hdf5, out = tmp_path / "hf", tmp_path / "hdf5", tmp_path / "run"
+    for d in (hf, hdf5, out):
+        d.mkdir()
+    (hf / "model.safetensors").write_bytes(b"")
+    first = script.heldout_step(hf, hdf5, out, 40, "cpu")
+    again = script.heldout_step(hf, hdf5, out, 40, "cpu")
+    assert len(measured) == 1 and len(carded) == 1
+    assert {k: again[k] for k in result} == first
+    assert "held-out accuracy of step 40, measured before: held-out MLM accuracy 0.200" in capsys.readouterr().out
+    script.heldout_step(hf, hdf5, out, 60, "cpu")   # another checkpoint: measured again
+    os.utime(hf / "model.safetensors", (4e9, 4e9))   # the same step exported again
+    script.heldout_step(hf, hdf5, out, 60, "cpu")
+    assert len(measured) == 3

@@ -27,6 +27,13 @@ CC_BY_SA = "https://creativecommons.org/licenses/by-sa/4.0/"
 KINDS = {"wordpiece": "WordPiece", "bpe": "BPE", "unigram": "Unigram", "wordlevel": "word-level"}
 
 
+def source_name(source: str) -> str:
+    """What a run started from, as a card may show it: a local folder by its name (not the
+    trainer's machine's path), a Hub name as it is."""
+    path = Path(source)
+    return path.name if path.is_absolute() or path.exists() else source
+
+
 def _json(path: Path) -> dict:
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
@@ -273,9 +280,10 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
     text = family.card(no_nsp=hp.get("no_nsp", False), export_class=meta.get("export_class"))
     arch, cls, note, heads = text.arch, text.hf_class, text.load_note, text.heads
     phase = meta.get("phase", hp.get("phase", "unknown"))
-    init = f", initialised from {hp['init_checkpoint']}" if phase == 2 and hp.get("init_checkpoint") else ""
+    init = (f", initialised from `{source_name(hp['init_checkpoint'])}`"
+            if phase == 2 and hp.get("init_checkpoint") else "")
     if hp.get("init_from"):
-        init = f", continued from {hp['init_from']}"
+        init = f", continued from `{source_name(hp['init_from'])}`"
     lang_meta = "language:\n" + "".join(f"- {c}\n" for c in codes) if codes else ""
     site = ", ".join(f"https://{c}.wikipedia.org" for c in codes) or "https://www.wikipedia.org"
     dump = corpus["dump"] + (f" (date {corpus['dump_date']})" if corpus["dump_date"] else "")

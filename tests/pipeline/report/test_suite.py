@@ -32,3 +32,13 @@ def test_ours_below_random_init_is_a_warning_and_a_broken_file_too(tmp_path):
     sec = downstream_section([], [tmp_path / "a", tmp_path / "b"])
     assert any("does not beat the same model from random weights" in w for w in sec.warnings)
     assert any("b/suite.json: not a fine-tuning suite.json: rows[0] lacks" in w for w in sec.warnings)
+
+
+def test_a_model_that_is_no_object_is_a_warning(tmp_path):
+    broken = json.loads(json.dumps(SUITE))
+    broken["models"][1] = "bert-base-multilingual-cased"
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "suite.json").write_text(json.dumps(broken))
+    sec = downstream_section([], [tmp_path / "c"])
+    assert sec.warnings == [f"{tmp_path / 'c' / 'suite.json'}: not a fine-tuning suite.json: "
+                            "models[1] is not an object with a 'label'"]

@@ -176,3 +176,23 @@ def test_a_small_context_gain_keeps_its_sign_on_the_card():
                         "eval_context_acc_512": 0.03, "eval_context_acc_128": 0.029,
                         "eval_context_gain": 0.0003, "eval_context_tokens": 9000}])
     assert "context gain +0.0003 " in row   # issue 52: it said +0.000, the console +0.0003
+
+
+def test_the_card_names_a_local_start_by_its_folder_and_a_hub_name_as_it_is(tmp_path):
+    """`continued from` showed the trainer machine's absolute path; a Hub name stays whole."""
+    from trainer.export.card import source_name
+
+    local = tmp_path / "models" / "hubert-base"
+    local.mkdir(parents=True)
+    assert source_name(str(local)) == "hubert-base"
+    assert source_name("/gone/elsewhere/xlm-roberta-base") == "xlm-roberta-base"
+    assert source_name("SZTAKI-HLT/hubert-base-cc") == "SZTAKI-HLT/hubert-base-cc"
+    run, ckpt = tmp_path / "run", tmp_path / "run" / "checkpoints" / "ckpt_00000010"
+    write(run / "hparams.json", {"max_steps": 10, "phase": 1, "init_from": str(local)})
+    write(ckpt / "meta.json", {"step": 10, "phase": 1})
+    write_vocab(tmp_path / "vocab", 200)
+    config = BertConfig(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64)
+    card = model_card(run, ckpt, config, load_vocab(tmp_path / "vocab"), n_params=1,
+                      family=get_family("bert"))
+    assert "continued from `hubert-base`" in card and str(tmp_path) not in card
