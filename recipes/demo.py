@@ -13,7 +13,7 @@ Six steps, all offline, each printing the command it runs, its progress and a on
      vocab, shards, the probe, report.html), then `pipeline encode --pack`: packed rows of 128
      tokens, no sentence pairs;
   2. training: the modern recipe (trainer/configs/demo_modern.json: ModernBERT 4 x 128, MLM only,
-     dynamic 30% mask-only masking, AdamW, warmup-stable-decay) on 2 CPU ranks, `torchrun
+     dynamic 30% masking (80/10/10), AdamW, warmup-stable-decay) on 2 CPU ranks, `torchrun
      --nproc_per_node=2` (gloo);
   3. export to a Hugging Face folder (`python -m trainer.export`: ModernBertForMaskedLM);
   4. fill-mask on Hungarian sentences with transformers (recipes/fill_mask.py);

@@ -13,7 +13,7 @@ What it runs, each printed before it runs (every step resumes or skips finished 
      `pipeline probe`, then `pipeline encode --pack --max-seq 128 --max-pred 40 --masked-lm-prob
      0.3 --dupe-factor 1`;
   4. the modern recipe under torchrun: ModernBERT (CPU: 4 x 256, trainer/configs/modernbert_small.json;
-     GPU: ModernBERT-base), MLM only (--no_nsp), dynamic 30% mask-only masking, AdamW,
+     GPU: ModernBERT-base), MLM only (--no_nsp), dynamic 30% masking (80/10/10), AdamW,
      warmup-stable-decay, `--train_budget BUDGET`, an eval every 200 steps (the model card's
      numbers); CPU: gloo, one thread a rank, 32 rows a rank a step; GPU: one rank a GPU, the
      trainer's CUDA defaults, the step in tokens (--tokens_per_step: the rule of

@@ -14,11 +14,10 @@ Usage:
     python trainer/run_pretraining.py --config_file trainer/configs/tiny_cpu.json \\
         --input_dir D --vocab_file V --output_dir O
 
-    # the modern recipe (docs/training.md): packed rows, ModernBERT, mask-only 30%, a time budget
+    # the modern recipe (docs/training.md): packed rows, ModernBERT, 30% masks, a time budget
     torchrun --nproc_per_node=8 trainer/run_pretraining.py --model_type modernbert \\
         --model_config trainer/configs/modernbert_base.json --no_nsp --masking dynamic \\
-        --mlm_probability 0.3 --mask_replace_prob 1.0 --random_replace_prob 0.0 \\
-        --train_budget 2h --lr_schedule wsd --input_dir data/hu/hdf5_..._packed/ ...
+        --mlm_probability 0.3 --train_budget 2h --lr_schedule wsd --input_dir data/hu/hdf5_..._packed/ ...
 
     # continued pretraining of an existing model (docs/training.md): its weights, architecture
     # and tokenizer from a transformers folder (or a wiki2bert run); --vocab_file NEW adapts its

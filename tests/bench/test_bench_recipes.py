@@ -77,3 +77,14 @@ def test_the_mask_id_is_read_from_the_language_s_vocab(tmp_path):
     assert bench.mask_id(tmp_path / "uk") == 4
     assert bench.mask_id(tmp_path / "uk" / "hdf5" / "ukwiki") == 4    # a folder under it
     assert bench.mask_id(tmp_path / "other") == 103                   # none: our vocabs' id
+
+
+def test_modern_is_make_pretrains_recipe_and_mask_only_its_ablation():
+    from recipes.pretrain_commands import RECIPE
+
+    modern, ablation = bench.RECIPES["modern"][2], bench.RECIPES["modern-mask-only"][2]
+    split = [modern[modern.index(f) + 1] for f in ("--mask_replace_prob", "--random_replace_prob")]
+    assert split == ["0.8", "0.1"] and "--mask_replace_prob" not in RECIPE   # the trainer's default
+    assert [ablation[ablation.index(f) + 1] for f in ("--mask_replace_prob", "--random_replace_prob")] == ["1.0", "0.0"]
+    for flag in ("--mlm_probability", "--optimizer", "--lr_schedule", "--masking"):
+        assert modern[modern.index(flag) + 1] == RECIPE[RECIPE.index(flag) + 1], flag

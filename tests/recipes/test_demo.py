@@ -106,8 +106,8 @@ def test_unfinished_training_resumes_with_torchrun_and_the_modern_recipe(tmp_pat
     assert words[words.index("--input_dir") + 1].endswith("_packed")
     recipe = json.loads(demo.TRAIN_CONFIG.read_text(encoding="utf-8"))
     for key, value in (("model_type", "modernbert"), ("no_nsp", True), ("masking", "dynamic"),
-                       ("mlm_probability", 0.3), ("mask_replace_prob", 1.0),
-                       ("random_replace_prob", 0.0), ("optimizer", "adamw"), ("lr_schedule", "wsd")):
+                       ("mlm_probability", 0.3), ("mask_replace_prob", 0.8),
+                       ("random_replace_prob", 0.1), ("optimizer", "adamw"), ("lr_schedule", "wsd")):
         assert recipe[key] == value, key
     assert recipe["eval_every"] > 0   # the model card has eval numbers
 

@@ -285,3 +285,22 @@ def test_a_rerun_keeps_the_heldout_measure_of_the_same_export(tmp_path, monkeypa
     os.utime(hf / "model.safetensors", (4e9, 4e9))   # the same step exported again
     script.heldout_step(hf, hdf5, out, 60, "cpu")
     assert len(measured) == 3
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_make_pretrain_masks_30_percent_with_berts_80_10_10(device, tmp_path):
+    """Issue 56: mask-only masking left a small model at word frequencies (bench/README.md:
+    bench_recipes.py); the trainer reads make pretrain's command as 30% masks, 80% [MASK], 10%
+    random, 10% kept."""
+    from types import SimpleNamespace
+
+    from recipes.pretrain_commands import train_command
+    from trainer.config.flags import build_parser
+
+    a = SimpleNamespace(batch_size=None, long=False, budget="30m")
+    cmd, _ = train_command(a, device, 1, tmp_path / "m.json", tmp_path / "vocab", [tmp_path / "h"],
+                           tmp_path / "out", None)
+    words = [str(w) for w in cmd]
+    args = build_parser().parse_args(words[words.index("trainer/run_pretraining.py") + 1:])
+    assert (args.masking, args.mlm_probability) == ("dynamic", 0.3)
+    assert (args.mask_replace_prob, args.random_replace_prob) == (0.8, 0.1)
