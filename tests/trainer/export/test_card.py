@@ -18,6 +18,15 @@ def write(path: Path, obj) -> None:
     path.write_text(obj if isinstance(obj, str) else json.dumps(obj), encoding="utf-8")
 
 
+def small_card(run: Path, ckpt: Path, tmp_path: Path, n_params: int, family: str) -> str:
+    """The card of a 200-piece, 2 × 32 model of `family` (its vocab written to tmp_path/vocab)."""
+    write_vocab(tmp_path / "vocab", 200)
+    config = BertConfig(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64)
+    return model_card(run, ckpt, config, load_vocab(tmp_path / "vocab"), n_params=n_params,
+                      family=get_family(family))
+
+
 def test_the_card_holds_the_runs_and_the_corpus_facts(tmp_path):
     hdf5 = tmp_path / "data" / "uk" / "hdf5_lower_case_0_seq_len_128_max_pred_20_x"
     (hdf5 / "ukwiki").mkdir(parents=True)
@@ -34,11 +43,7 @@ def test_the_card_holds_the_runs_and_the_corpus_facts(tmp_path):
         {"step": 400, "eval_loss": 6.6, "eval_mlm_loss": 5.9, "eval_mlm_acc": 0.2,
          "eval_nsp_loss": 0.7, "eval_nsp_acc": 0.6, "eval_instances": 3602}]))
     write(ckpt / "meta.json", {"step": 400, "phase": 1})
-    write_vocab(tmp_path / "vocab", 200)
-    config = BertConfig(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64)
-    card = model_card(run, ckpt, config, load_vocab(tmp_path / "vocab"), n_params=123456,
-                      family=get_family("bert"))
+    card = small_card(run, ckpt, tmp_path, 123456, "bert")
     assert card.startswith("---\nlanguage:\n- uk\n") and "pipeline_tag: fill-mask" in card
     for fact in ("ukwiki-20230501-pages-articles.xml.bz2 (date 20230501)", "355 documents",
                  "610,373 tokens", "27,552 training instances", "200 WordPiece tokens, cased",
@@ -78,11 +83,7 @@ def test_a_run_of_phases_lists_them_as_trained(tmp_path):
         {"step": 1, "phase_start": 1, "seq_len": 128}, {"step": 58, "phase_start": 2, "seq_len": 1024},
         {"step": 80, "loss": 3.0, "mlm_loss": 3.0}]))
     write(ckpt / "meta.json", {"step": 80, "phase": 1, "end_step": 95})
-    write_vocab(tmp_path / "vocab", 200)
-    config = BertConfig(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64)
-    card = model_card(run, ckpt, config, load_vocab(tmp_path / "vocab"), n_params=1,
-                      family=get_family("modernbert"))
+    card = small_card(run, ckpt, tmp_path, 1, "modernbert")
     assert "| language | `uk` |" in card and "9 documents, 1,000 tokens" in card
     assert "80 steps of 95, sequence lengths 128 -> 1,024 -> 8,192 in 3 phases" in card
     assert "| 1 | 128 | 1-57 | 64 | 0.3 | 0.0008 | global 10000, local 10000 |" in card
@@ -146,11 +147,7 @@ def test_the_card_has_the_heldout_accuracy_folder_names_and_the_dumps_date(tmp_p
     write(ckpt / "meta.json", {"step": 94, "phase": 1, "end_step": 94})
     write(run / "heldout_mlm.json", {"accuracy": 0.123, "unigram_accuracy": 0.05, "unigram_token": ",",
                                      "tokens": 4321, "step": 94})
-    write_vocab(tmp_path / "vocab", 200)
-    config = BertConfig(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64)
-    card = model_card(run, ckpt, config, load_vocab(tmp_path / "vocab"), n_params=1,
-                      family=get_family("modernbert"))
+    card = small_card(run, ckpt, tmp_path, 1, "modernbert")
     assert "| Wikipedia dump | xxwiki.xml.xz (date 2023-05-01, its newest revision) |" in card
     row = ("| held-out masked-LM accuracy | 0.123 against 0.050 for the unigram baseline (always ','): "
            "2.5x the baseline, on 4,321 tokens of held-out rows |")
@@ -190,9 +187,5 @@ def test_the_card_names_a_local_start_by_its_folder_and_a_hub_name_as_it_is(tmp_
     run, ckpt = tmp_path / "run", tmp_path / "run" / "checkpoints" / "ckpt_00000010"
     write(run / "hparams.json", {"max_steps": 10, "phase": 1, "init_from": str(local)})
     write(ckpt / "meta.json", {"step": 10, "phase": 1})
-    write_vocab(tmp_path / "vocab", 200)
-    config = BertConfig(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64)
-    card = model_card(run, ckpt, config, load_vocab(tmp_path / "vocab"), n_params=1,
-                      family=get_family("bert"))
+    card = small_card(run, ckpt, tmp_path, 1, "bert")
     assert "continued from `hubert-base`" in card and str(tmp_path) not in card
