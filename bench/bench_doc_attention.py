@@ -52,7 +52,7 @@ def build(name: str, seq_len: int, path: str, tokens: int):
 
     from tests.helpers.doc_attention import packed_batch
     from trainer.models import get_family
-    from trainer.optim import build_optimizer
+    from trainer.schedule.optim import build_optimizer
 
     torch.manual_seed(0)
     family = get_family(name)

@@ -13,7 +13,7 @@ Settings: BERT-base and BERT-large (trainer/configs/bert_{base,large}.json; --ti
 phase 1 (seq 128, 20 predictions: the data folder's hdf5_*seq_len_128_max_pred_20*) and
 phase 2 (seq 512, 80), bf16 or fp16 autocast (fp16 with the GradScaler) or fp32, and variants,
 each one change alone:
-    ours                 trainer/models/bert_network.py, padded, LAMB (trainer/optim.py), pinned batches
+    ours                 trainer/models/bert_network.py, padded, LAMB (trainer/schedule/optim.py), pinned batches
     ours+unpad           --unpad: the encoder on the real tokens only (flash varlen on CUDA)
     ours+compile         --torch_compile: each encoder layer through torch.compile
     ours+compile+unpad   both
@@ -72,8 +72,8 @@ import torch  # noqa: E402
 from bench.gpu_tables import HEADER, Result, Setting, add_timing_options, row, summary  # noqa: E402
 from trainer.data import ShardedTrainData, find_shards  # noqa: E402
 from trainer.models.bert_network import BertConfig, BertForPreTraining  # noqa: E402
-from trainer.optim import build_optimizer  # noqa: E402
 from trainer.runtime.flops import train_flops  # noqa: E402
+from trainer.schedule.optim import build_optimizer  # noqa: E402
 
 PHASES = {1: (128, 20), 2: (512, 80)}
 BATCH = {("base", 1): 256, ("large", 1): 128, ("base", 2): 64, ("large", 2): 32,

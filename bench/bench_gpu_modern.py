@@ -56,8 +56,8 @@ from bench.bench_gpu import Clock, machine, matmul_tflops  # noqa: E402
 from bench.gpu_tables import add_timing_options  # noqa: E402
 from trainer.data import ShardedTrainData, find_shards  # noqa: E402
 from trainer.models import get_family  # noqa: E402
-from trainer.optim import build_optimizer  # noqa: E402
 from trainer.runtime.flops import modernbert_train_flops  # noqa: E402
+from trainer.schedule.optim import build_optimizer  # noqa: E402
 
 VARIANTS = ("ours", "ours-across", "ours-eager", "hf", "hf+compile", "hf+sparse+compile")
 DTYPES = {"bf16": torch.bfloat16, "fp32": None}

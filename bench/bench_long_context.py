@@ -21,7 +21,7 @@ phase):
 - long-across: the same phases with --doc_attention across (a row's documents see each other).
 
 Each run is then measured the same way, on the same held-out data: the context evaluation
-(`python -m trainer.context_eval` on the 2,048-token rows' test files: the masked tokens inside
+(`python -m trainer.evaluation` on the 2,048-token rows' test files: the masked tokens inside
 segments of 1,024+ tokens, scored with the whole segment, with 512 and with 128 tokens around
 them; the gain is whole minus 512; the short model is scored on the long data too, its RoPE
 extrapolated) and the held-out MLM accuracy of recipes/heldout_mlm.py on the 128-token rows'
@@ -117,7 +117,7 @@ def one_run(variant: str, seed: int, args, prep: dict, cfg: Path) -> dict:
     ctx = work / "results" / f"{name}_context.json"
     ctx.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    run([py, "-m", "trainer.context_eval", "--model", hf, "--input_dir", prep["folders"][2048], "--max_rows",
+    run([py, "-m", "trainer.evaluation", "--model", hf, "--input_dir", prep["folders"][2048], "--max_rows",
          args.context_rows, "--json", ctx], log, env={"OMP_NUM_THREADS": "2"})
     context_s = time.perf_counter() - t0
     from recipes.heldout_mlm import heldout_accuracy

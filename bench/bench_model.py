@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402
 
 from trainer.models.bert_network import BertConfig, BertForPreTraining  # noqa: E402
-from trainer.optim import build_optimizer  # noqa: E402
+from trainer.schedule.optim import build_optimizer  # noqa: E402
 
 
 def make_batch(B, L, P, vocab, seed=0):

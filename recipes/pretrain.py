@@ -36,7 +36,7 @@ that is not here (recipes/pretrain_plan.py).
 With --long (recipes/long_recipe.py) it also encodes the longer rows (CPU: 512 and 2,048 tokens;
 GPU: 1,024 and 8,192) and trains through sequence-length phases ending on the longest rows, the
 global RoPE θ raised for them, into RUNS/LANG_modern_long; step 5 adds the context evaluation
-(`python -m trainer.context_eval`: the accuracy deep in long held-out articles with the whole
+(`python -m trainer.evaluation`: the accuracy deep in long held-out articles with the whole
 article around the mask against 512 tokens, the gain) to the closing lines. On a CPU with a
 budget under 20 minutes (recipes/long_recipe.py's CPU_MIN_BUDGET, measured) it says in one line,
 before the run and among the closing lines, that the model will stay near word frequencies.
@@ -200,11 +200,11 @@ def heldout_step(hf: Path, hdf5: Path, out: Path, step: int, device: str) -> dic
 
 def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
     """The context evaluation of a long model on the longest rows' held-out articles, one line."""
-    from trainer.context import context_line  # the last step's: torch when called
-    from trainer.context_eval import run
+    from trainer.evaluation.cli import run
+    from trainer.evaluation.context import context_line  # the last step's: torch when called
 
     with timed("context evaluation"):
-        say(f"$ python -m trainer.context_eval --model {hf} --input_dir {hdf5} --device {device}")
+        say(f"$ python -m trainer.evaluation --model {hf} --input_dir {hdf5} --device {device}")
         line = context_line(run(hf, hdf5, device=device))
         say(line)
     return f"== does it read the long context? {line}"

@@ -96,7 +96,7 @@ def gpu_tokens_per_step(budget_s: float, seq_lens, shares, model: dict, card_gib
 def step_lines(device: str, ranks: int, model: dict, seq_lens, batches, tokens: int | None,
                card_gib: float | None) -> list[str]:
     """One line a phase: its micro-batch, accumulation and tokens a step, as the trainer will
-    size them (trainer/build.py: size_steps_in_tokens) for `device`. `batches`: each phase's
+    size them (trainer/start/parts.py: size_steps_in_tokens) for `device`. `batches`: each phase's
     --train_batch_size, None where the card decides."""
     if tokens is None:   # the batch in rows (CPU): no accumulation
         return [f"phase {i + 1} ({n:,}-token rows): micro-batch {b} rows x 1 accumulation x {ranks} rank(s) "
@@ -176,7 +176,7 @@ def dry_run(a, device: str, ranks: int, model: dict, card_gib: float | None, voc
                 [sys.executable, "scripts/heldout_mlm.py", hf, hdf5[0]]):
         say(f"$ {shown(cmd)}")
     if a.long:
-        say(f"$ python -m trainer.context_eval --model {hf} --input_dir {hdf5[-1]} --device {device}")
+        say(f"$ python -m trainer.evaluation --model {hf} --input_dir {hdf5[-1]} --device {device}")
     say(f"$ python scripts/fill_mask.py {hf} <3 held-out sentences, a word hidden in each>")
     if a.probe != "off":
         say(f"$ {shown(probe_command(hf, lang_dir, out / 'probe'))}"

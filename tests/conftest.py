@@ -18,7 +18,7 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 # One OpenMP thread per test process and every process it starts (set before torch is
 # imported; a value the user set is kept). The suite's models are tiny: more threads do not
 # make their ops faster, but with two pytest workers, torchrun ranks and other jobs on the same
-# cores, idle OpenMP threads spin against each other (measured: tests/trainer/test_optim.py and
+# cores, idle OpenMP threads spin against each other (measured: tests/trainer/schedule/test_optim.py and
 # tests/trainer/models/test_varlen.py 41 s -> 13 s). tests/trainer/conftest.py's one_thread
 # fixture still sets it where a test module says so.
 os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -48,6 +48,13 @@ ALLOWED = {
     "trainer/finetune": ("common", "trainer.finetune", "trainer.export", "trainer.checkpoint", "vocab",
                          "trainer.models",                 # the registry: the rows a model takes
                          "trainer.runtime.distributed"),   # the one device rule
+    "trainer/schedule": ("common", "trainer.schedule", "trainer.config", "trainer.errors"),
+    "trainer/start": ("common", "trainer.start", "trainer.config", "trainer.data", "trainer.models",
+                      "trainer.checkpoint", "trainer.runtime", "trainer.schedule", "trainer.errors", "vocab",
+                      "pipeline.encoding.hdf5_format"),
+    "trainer/evaluation": ("common", "trainer.evaluation", "trainer.config", "trainer.data", "trainer.models",
+                           "trainer.runtime.distributed", "trainer.errors", "pipeline.encoding.hdf5_format",
+                           "trainer.start.origin"),   # a run's weights, read as the start reads them
     "trainer": ("common", "trainer", "vocab", "pipeline.encoding.hdf5_format"),
     # what users run end to end uses every package; none of them uses it, nothing uses scripts/
     "recipes": PRODUCT,

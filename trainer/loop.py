@@ -5,10 +5,10 @@
     trainer.env.shutdown()        # leave the process group
 
 `config` is the run's frozen TrainConfig (trainer/config/resolved.py); the parts are built by
-trainer/build.py. One optimizer step is `gradient_accumulation_steps` micro-batches, the
+trainer/start/parts.py. One optimizer step is `gradient_accumulation_steps` micro-batches, the
 all-reduce only on the last one (DDP), or DeepSpeed's engine under --deepspeed. Everything a
 user can get wrong is checked before the process group exists, so all ranks fail alike with
-one TrainError. The steps follow the run's plan (trainer/plan.py): its sequence-length phases,
+one TrainError. The steps follow the run's plan (trainer/schedule/plan.py): its sequence-length phases,
 each opened with its own loader and RoPE θ at its first step, and its end, which the budget's
 pacer (trainer/runtime/pacing.py) moves when the pace drifts.
 """
@@ -22,19 +22,25 @@ import time
 
 import torch
 
-from trainer import startup
-from trainer.build import build_loader, build_optimization, describe_languages, describe_objective, sampling_phases
 from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
 from trainer.checkpoint.layout import DS_TAG, MODEL_CONFIG
 from trainer.checkpoint.save import model_state, read_for_resume, save_checkpoint
 from trainer.checkpoint.space import check_checkpoint_space, checkpoint_bytes
-from trainer.context import phase_evaluation
 from trainer.errors import TrainError
-from trainer.evaluation import eval_line, eval_size_warnings, evaluate_languages
+from trainer.evaluation.context import phase_evaluation
+from trainer.evaluation.heldout import eval_line, eval_size_warnings, evaluate_languages
 from trainer.models import get_family
 from trainer.runtime.card_use import CardMeter, figures_line
 from trainer.runtime.logs import MetricsLogger
 from trainer.runtime.output_dir import write_run_info
+from trainer.start import steps as startup
+from trainer.start.parts import (
+    build_loader,
+    build_optimization,
+    describe_languages,
+    describe_objective,
+    sampling_phases,
+)
 
 log = logging.getLogger("trainer")
 
@@ -43,7 +49,7 @@ class Trainer:
     """Holds the model, optimizer, data and run state; `train()` runs the loop."""
 
     def __init__(self, config):
-        """The run's start, a list of steps (trainer/startup.py); all before `join` is checked
+        """The run's start, a list of steps (trainer/start/steps.py); all before `join` is checked
         before any process group exists, so that every rank fails alike with one TrainError."""
         started = time.monotonic()   # the --train_budget clock
         self.family = family = get_family(config.model_type)
@@ -354,7 +360,7 @@ class Trainer:
         """Evaluate on the held-out shards, log it (and, once, when they are too few)."""
         module = self.engine.module if self.engine is not None else self.model
         codes = [lang.code for lang in self.languages]
-        # each language's test shards apart (the overall: their mean), else the phase's (trainer/context.py)
+        # each language's test shards apart (the overall: their mean), else the phase's (trainer/evaluation/context.py)
         ev = (evaluate_languages(module, self.languages, self.config, self.env, self.forward) if self.languages
               else phase_evaluation(module, self.phases[self.phase_index], self.config, self.env, self.forward))
         ev.update(self.meter.so_far())   # what the card did in the phase so far

@@ -64,7 +64,7 @@ Environment:
                             op (its first use compiles C++ for 1-2 minutes) and use gloo
 
 This file is the entry: it reads the flags into the run's frozen config (trainer/config/),
-builds a Trainer (trainer/loop.py, its parts from trainer/build.py) and trains. The model
+builds a Trainer (trainer/loop.py, its parts from trainer/start/parts.py) and trains. The model
 families are trainer/models/, the data trainer/data/, checkpoints trainer/checkpoint/, and
 what a run needs around them (processes, DeepSpeed, speed defaults, the budget, the output
 dir) trainer/runtime/.

@@ -183,7 +183,7 @@ def _one_run(sec: Section, run: Path) -> None:
         rows.append(("last eval: mlm loss / acc", f"{ev['eval_mlm_loss']:.4f} / {ev['eval_mlm_acc']:.3f}"))
         if "eval_nsp_loss" in ev:
             rows.append(("last eval: nsp loss / acc", f"{ev['eval_nsp_loss']:.4f} / {ev['eval_nsp_acc']:.3f}"))
-        long = [r for r in evals if "eval_context_gain" in r]   # trainer/context.py
+        long = [r for r in evals if "eval_context_gain" in r]   # trainer/evaluation/context.py
         if long:
             c = long[-1]
             rows.append(("long context: accuracy whole segment / 512 / 128 tokens",

@@ -1,4 +1,4 @@
-"""A task only the long context solves, for the context evaluation's tests (trainer/context.py):
+"""A task only the long context solves, for the context evaluation's tests (trainer/evaluation/context.py):
 each document starts with its *key* (a piece of KEYS, which appear nowhere else) and goes on with
 filler pieces; deep inside (from token FAR on), a tenth of the tokens are the key again, and those
 are exactly the masked ones ([MASK] in the rows). A masked token is then known from the key at the

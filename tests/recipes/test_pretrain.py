@@ -81,7 +81,7 @@ def test_long_trains_through_phases_and_prints_the_context_evaluation(sample_dum
     for seq, pred in ((128, 40), (512, 160), (2048, 640)):
         assert f"encode --pack --max-seq {seq} --max-pred {pred} --masked-lm-prob 0.3" in out
     assert "phases of 128 -> 512 -> 2,048 tokens" in out and "--phases" in out
-    assert "$ python -m trainer.context_eval --model" in out
+    assert "$ python -m trainer.evaluation --model" in out
     # the sample's articles are under 1,024 tokens: the closing line says there is nothing to score
     assert out.strip().splitlines()[-3].startswith("== does it read the long context? context evaluation")
     run = tmp_path / "runs" / "hu_modern_long"
@@ -95,7 +95,7 @@ def test_long_trains_through_phases_and_prints_the_context_evaluation(sample_dum
 
 def test_the_long_closing_line_holds_the_context_gain(monkeypatch, tmp_path):
     import recipes.pretrain as pretrain_script
-    import trainer.context_eval
+    import trainer.evaluation.cli
 
     seen = {}
 
@@ -105,12 +105,12 @@ def test_the_long_closing_line_holds_the_context_gain(monkeypatch, tmp_path):
                 "eval_context_acc_512": 0.25, "eval_context_acc_128": 0.2, "eval_context_gain": 0.06,
                 "eval_context_long_width": 2048}
 
-    monkeypatch.setattr(trainer.context_eval, "run", fake_run)
+    monkeypatch.setattr(trainer.evaluation.cli, "run", fake_run)
     line = pretrain_script.context(tmp_path / "hf", tmp_path / "rows2048", "cuda")
     assert seen == {"model": tmp_path / "hf", "input_dir": tmp_path / "rows2048", "device": "cuda"}
     assert line.startswith("== does it read the long context? context evaluation on 1,234 masked tokens")
     assert line.endswith("0.2000 with 128: context gain +0.0600")
-    monkeypatch.setattr(trainer.context_eval, "run", lambda *a, **k: {})
+    monkeypatch.setattr(trainer.evaluation.cli, "run", lambda *a, **k: {})
     assert "no held-out segment of 1,024+ tokens" in pretrain_script.context(tmp_path, tmp_path)
 
 

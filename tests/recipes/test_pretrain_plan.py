@@ -55,7 +55,7 @@ def test_the_dry_run_plans_a_card_that_is_not_here_and_writes_nothing(sample_dum
     assert "--tokens_per_step 131072" in train and "--train_batch_size" not in train and "--phases" in train
     phases = json.loads(next(line for line in out if line.startswith("phases (")).split("): ", 1)[1])
     assert [p["share"] for p in phases] == [0.6, 0.25, 0.15] and all("train_batch_size" not in p for p in phases)
-    for step in ("trainer.export", "heldout_mlm.py", "trainer.context_eval", "fill_mask.py", "trainer.finetune"):
+    for step in ("trainer.export", "heldout_mlm.py", "-m trainer.evaluation ", "fill_mask.py", "trainer.finetune"):
         assert any(step in c for c in commands), step
     assert not (tmp_path / "data").exists() and not (tmp_path / "runs").exists()
 

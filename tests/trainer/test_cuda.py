@@ -20,8 +20,8 @@ from trainer.data import ShardedTrainData, find_shards
 from trainer.data.unpadding import host_unpadded
 from trainer.models.bert_network import BertConfig, BertForPreTraining
 from trainer.models.varlen import flash_varlen_usable, varlen_attention
-from trainer.optim import build_optimizer
 from trainer.run_pretraining import main
+from trainer.schedule.optim import build_optimizer
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
@@ -90,7 +90,7 @@ def test_flash_varlen_with_dropout_trains():
 
 
 def test_lamb_on_cuda_matches_lamb_on_cpu():
-    """The foreach ops of trainer/optim.py on CUDA tensors: the CPU's step, to fp32 rounding."""
+    """The foreach ops of trainer/schedule/optim.py on CUDA tensors: the CPU's step, to fp32 rounding."""
     torch.manual_seed(0)
     cpu = BertForPreTraining(BertConfig(**SMALL))
     gpu = BertForPreTraining(BertConfig(**SMALL)).cuda()

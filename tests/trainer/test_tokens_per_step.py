@@ -10,12 +10,12 @@ import pytest
 
 from tests.helpers.trainer_cli import ROOT, assert_same_run, base_args, one_error, read_log
 from tests.trainer.conftest import SEQ_LEN, make_shard_dir
-from trainer.build import size_steps_in_tokens
 from trainer.config import load_config
 from trainer.errors import TrainError
 from trainer.models import get_family
-from trainer.plan import RunPhase
 from trainer.run_pretraining import main
+from trainer.schedule.plan import RunPhase
+from trainer.start.parts import size_steps_in_tokens
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

@@ -1,7 +1,7 @@
 """Sequence-length phases (--phases FILE, or a "phases" list in --config_file): one run goes
 through rows of several lengths (128 -> 1,024 -> 8,192), each phase with its own data and
 settings, under one learning-rate schedule and one --train_budget (docs/training.md: Phases).
-Read and checked here, without data or torch; their steps are planned by trainer/plan.py.
+Read and checked here, without data or torch; their steps are planned by trainer/schedule/plan.py.
 
     phases = parse_phases(value, source="--phases F", base=Path("."))   # (Phase, ...); ConfigError
     phase.thetas                                                        # {"global_rope_theta": 160000.0}

@@ -2,7 +2,7 @@
 a learned position table (BERT, RoBERTa/XLM-R, DistilBERT) by copying its rows, and
 `--global_rope_theta` / `--local_rope_theta` (ModernBERT) or `--rope_theta` (a BERT-style RoPE
 family) set RoPE θ, as a phase's keys do (docs/training.md: Longer rows for a model that exists).
-The flags are read and checked here, without data or torch; trainer/extension.py applies them
+The flags are read and checked here, without data or torch; trainer/start/longer_rows.py applies them
 to the model config, the family (trainer/models/family.py) copies the rows.
 
     add_position_flags(group)        # flags.py: the four flags

@@ -14,9 +14,9 @@ unpadding, the model family's objective (a family without a next-sentence head t
 only: --no_nsp is implied; so does --init_from of weights without one), the vocabulary
 (--init_from's own unless --vocab_file is given), the evaluation batch size, the phase.
 Checks that need the data (packed rows with NSP, sequence length against the model, a vocab
-for dynamic masking) are made by trainer/build.py before the process group exists; so is
+for dynamic masking) are made by trainer/start/parts.py before the process group exists; so is
 --doc_attention's default, which depends on the files (resolve_doc_attention, here): the
-Trainer's start (trainer/startup.py: resolve) makes it and the step sizes of --tokens_per_step
+Trainer's start (trainer/start/steps.py: resolve) makes it and the step sizes of --tokens_per_step
 one new config, once, after the data is read; nothing changes it after that.
 """
 from __future__ import annotations
@@ -57,16 +57,16 @@ class TrainConfig:
     mask_replace_prob: float
     random_replace_prob: float
     no_nsp: bool
-    doc_attention: str | None          # the flag, then resolved from the data by trainer/build.py
+    doc_attention: str | None          # the flag, then resolved from the data by trainer/start/parts.py
                                        # (resolve_doc_attention): "within" / "across" documents of
                                        # packed rows, None for rows of sentence pairs
     # -- optimisation
     train_batch_size: int              # per rank and micro-step (DeepSpeed's config may set it)
-    gradient_accumulation_steps: int   # with tokens_per_step: the first phase's (trainer/build.py)
+    gradient_accumulation_steps: int   # with tokens_per_step: the first phase's (trainer/start/parts.py)
     learning_rate: float
     warmup_proportion: float
     max_steps: int                     # the flag; with --train_budget the plan measures its own
-                                       # (trainer/plan.py: RunPlan.max_steps, hparams.json's)
+                                       # (trainer/schedule/plan.py: RunPlan.max_steps, hparams.json's)
     train_budget: str | None
     budget_replan: bool                # with train_budget: re-plan when the pace drifts
     lr_schedule: str

@@ -1,6 +1,6 @@
 """A step sized in tokens (--tokens_per_step N): the same tokens every optimizer step in every
 sequence-length phase, each phase's rows a rank split into a micro-batch and gradient
-accumulation. No torch, no data: the trainer (trainer/build.py) and `make pretrain --dry-run`
+accumulation. No torch, no data: the trainer (trainer/start/parts.py) and `make pretrain --dry-run`
 (recipes/pretrain_plan.py) both size steps with it.
 
     sizes = size_steps(524288, [128, 1024, 8192], world_size=1, caps=[512, 64, 8])

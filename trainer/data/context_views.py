@@ -1,4 +1,4 @@
-"""The rows of the context evaluation (trainer/context.py): the masked tokens deep inside long
+"""The rows of the context evaluation (trainer/evaluation/context.py): the masked tokens deep inside long
 held-out articles, each seen in several *views* that differ only in how much of the article is
 around it.
 

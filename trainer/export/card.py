@@ -214,7 +214,7 @@ def attention_row(hp: dict) -> str:
 
 
 def context_row(records: list[dict]) -> str:
-    """The card's line on the last context evaluation (trainer/context.py; "" without one)."""
+    """The card's line on the last context evaluation (trainer/evaluation/context.py; "" without one)."""
     ev = next((r for r in reversed(records) if "eval_context_gain" in r), None)
     if ev is None:
         return ""

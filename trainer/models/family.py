@@ -8,7 +8,7 @@ model card ask, so that none of them compares model-type strings (trainer/models
     model = family.build(config, unpad=False, nsp=False)
     n_params = family.export(weights, config, vocab_spec, folder)   # a transformers folder
 
-Starting from existing weights (--init_from: trainer/start.py) asks three more things: the
+Starting from existing weights (--init_from: trainer/start/origin.py) asks three more things: the
 prefix a bare encoder's parameter names lack (`base_prefix`: BertModel's files say
 "embeddings.*", BertForPreTraining's "bert.embeddings.*"), the parameters with a row per token
 (`vocab_rows`, which a new vocabulary resizes: trainer/models/vocab_transfer.py), and the

@@ -11,7 +11,7 @@ with, and what differs from the first start, as a line of resumes.jsonl (its git
 git_diff_resume_STEP.patch where the code had changed). A resume that would change the model
 (its family, config, tokenizer, next-sentence head) or the data order (the seed, the global
 batch; the loader's state refuses the rest) is refused before anything is built. With --phases
-the global batch is the first phase's, and changed phases are the plan's one line (trainer/plan.py).
+the global batch is the first phase's, and changed phases are the plan's one line (trainer/schedule/plan.py).
 The files are those run_pretraining.py's usage lists; checkpoints/ is trainer/checkpoint/'s.
 """
 from __future__ import annotations
@@ -64,7 +64,7 @@ def prepare_output_dir(config, is_main: bool):
 
 
 def copy_vocab(spec, model_vocab_size: int, out: Path, write: bool) -> int | None:
-    """Check the run's tokenizer (loaded once: trainer/start.py) against the model; save it into
+    """Check the run's tokenizer (loaded once: trainer/start/origin.py) against the model; save it into
     output_dir as its kind saves it (vocab.txt and its case setting, or a tokenizer folder's
     files), so that export finds it."""
     if spec is None:

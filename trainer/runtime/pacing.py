@@ -8,7 +8,7 @@ pace drifts from the plan (a shared machine whose load changes, a neighbour on t
                                                           # (starts, end, record) to re-plan with
 
 The plan is a pure function of what a checkpoint holds (the starts and end of the phases, the
-schedule: trainer/plan.py), so a resume continues it exactly; what the clock measures only
+schedule: trainer/schedule/plan.py), so a resume continues it exactly; what the clock measures only
 decides when to change it, and every change is one log line, a train_log.jsonl record and part
 of the next checkpoint. The arithmetic (plan_steps, forecast):
 
@@ -27,7 +27,7 @@ of the next checkpoint. The arithmetic (plan_steps, forecast):
   end are forecast; off by more than TOLERANCE of the budget plus DRIFT of the time left (a
   pace measured over a few windows is noisy: early on only a real drift re-plans, near the end
   the landing is fine), the run is re-planned (the loop moves the end, and with wsd the decay's
-  start: trainer/optim.py's LrShape).
+  start: trainer/schedule/optim.py's LrShape).
 
 Every input is reduced over the ranks first (the slowest rank's times), so all ranks take the
 same decision. The clock survives a resume: the time spent is saved with the plan (the time

@@ -1,4 +1,4 @@
-"""--init_from's weights (trainer/models/loading.py, trainer/start.py): a bare encoder (BertModel,
+"""--init_from's weights (trainer/models/loading.py, trainer/start/origin.py): a bare encoder (BertModel,
 XLMRobertaModel) gets its head initialised and listed, and the encoder's tensors are the folder's
 bit for bit; a BERT from a BertModel exports as BertForMaskedLM (meta.json says so); a wiki2bert
 run starts another; a transformers config.json is a model JSON (new weights); a torch file that
@@ -27,11 +27,11 @@ def toks(tmp_path_factory):
 
 def built(argv):
     """(config, family, start, model) as the Trainer builds them from `argv`, weights loaded."""
-    from trainer.build import build_model
     from trainer.config import load_config
     from trainer.models import get_family
     from trainer.runtime.distributed import init_distributed
-    from trainer.start import plan_start
+    from trainer.start.origin import plan_start
+    from trainer.start.parts import build_model
 
     config = load_config(argv)
     family = get_family(config.model_type)

@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from tests.helpers.trainer_cli import assert_same_run, base_args, read_log
-from trainer.optim import build_scheduler
 from trainer.run_pretraining import main
 from trainer.runtime.budget import BudgetError, parse_budget, steps_for_budget
+from trainer.schedule.optim import build_scheduler
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

@@ -1,5 +1,5 @@
 """The flags of what a run logs and evaluates as it goes (trainer/runtime/logs.py,
-trainer/evaluation.py)."""
+trainer/evaluation/heldout.py)."""
 from __future__ import annotations
 
 import argparse

@@ -1,5 +1,5 @@
 """The optimizer's and the learning-rate schedule's flags, and the one list of schedules (the
-flag's choices; trainer/optim.py's shapes read the degree of each one's decay here)."""
+flag's choices; trainer/schedule/optim.py's shapes read the degree of each one's decay here)."""
 from __future__ import annotations
 
 from trainer.config.errors import ConfigError

@@ -6,7 +6,7 @@
     out = open_output(config, family, inputs.start, env)     # output_dir: a resume's checks, the vocab
     model = make_model(config, family, inputs.start, env, out.latest)
     plan, pacer = plan_run(config, phases, out.latest, started, model, env, forward)   # budget, steps
-    opt = build_optimization(config, model, env, plan)       # trainer/build.py
+    opt = build_optimization(config, model, env, plan)       # trainer/start/parts.py
 
 Everything before `join` is checked before any process group exists, so all ranks fail alike
 with one TrainError. `resolve` is the one place after the data is read where the config changes:
@@ -15,8 +15,8 @@ lengths) become one new TrainConfig that the run keeps; the budget's measured ma
 plan's (RunPlan.max_steps), not the config's.
 
 The check, in its parts (below the steps): --phase2's checkpoint, each phase's shards, the model's
-positions fitted to the longest rows (trainer/extension.py first), the data's tokenizer against
-the run's (trainer/start.py), packed rows only with --no_nsp, each phase's dynamic masker.
+positions fitted to the longest rows (trainer/start/longer_rows.py first), the data's tokenizer against
+the run's (trainer/start/origin.py), packed rows only with --no_nsp, each phase's dynamic masker.
 """
 from __future__ import annotations
 
@@ -28,7 +28,6 @@ from pathlib import Path
 import torch
 
 from pipeline.encoding.hdf5_format import is_packed
-from trainer.build import build_model, describe_objective, step_sizes
 from trainer.checkpoint.layout import CheckpointError, resolve_model_file
 from trainer.config.errors import ConfigError
 from trainer.config.resolved import resolve_doc_attention
@@ -37,19 +36,20 @@ from trainer.data.mixture import combined_shards, find_languages
 from trainer.data.shards import DataError, Shards, find_shards
 from trainer.data.vocabulary import data_tokenizer
 from trainer.errors import TrainError
-from trainer.extension import extend_start
-from trainer.plan import RunPhase, RunPlan
 from trainer.runtime.budget import plan_budget
 from trainer.runtime.distributed import DistEnv, init_distributed
 from trainer.runtime.logs import setup_logging
 from trainer.runtime.output_dir import check_resume, copy_vocab, prepare_output_dir
-from trainer.start import check_data_tokenizer, plan_start
+from trainer.schedule.plan import RunPhase, RunPlan
+from trainer.start.longer_rows import extend_start
+from trainer.start.origin import check_data_tokenizer, plan_start
+from trainer.start.parts import build_model, describe_objective, step_sizes
 
 log = logging.getLogger("trainer")
 
 
 def check(config, family) -> Inputs:
-    """The model's start (trainer/start.py) and every phase's data checked against it."""
+    """The model's start (trainer/start/origin.py) and every phase's data checked against it."""
     return check_inputs(config, family, plan_start(config, family))
 
 
@@ -106,7 +106,7 @@ def autocast_dtype(config):
 
 
 def plan_run(config, phases, latest, started: float, model, env, forward):
-    """(the run's plan: its phases' steps and the lr at each, trainer/plan.py; the budget's pacer
+    """(the run's plan: its phases' steps and the lr at each, trainer/schedule/plan.py; the budget's pacer
     or None). With --train_budget the steps are planned from timed forward passes (or the
     checkpoint's plan), on the budget's clock `started`, before the schedule is made."""
     if not config.train_budget:
@@ -173,7 +173,7 @@ def _masker(config, shards, spec, input_dir=None, rate=None):
 
 
 def _fit_positions(config, family, start, seq_len: int, where: str):
-    """(start, notes): the model config extended as the flags ask (trainer/extension.py), then
+    """(start, notes): the model config extended as the flags ask (trainer/start/longer_rows.py), then
     its positions fitted to rows of `seq_len` (the family's rule)."""
     start, notes = extend_start(config, family, start)
     try:

@@ -1,13 +1,13 @@
-"""The trainer's start as named steps (trainer/startup.py): the config resolved once after the
+"""The trainer's start as named steps (trainer/start/steps.py): the config resolved once after the
 data is read, and kept by the run."""
 import json
 
 from tests.helpers.trainer_cli import base_args
 from tests.trainer.conftest import SEQ_LEN
-from trainer import startup
 from trainer.config import load_config
 from trainer.loop import Trainer
 from trainer.models import get_family
+from trainer.start import steps as startup
 
 
 def test_the_data_decides_the_config_once(tiny_shards, tiny_bert_config, tmp_path):

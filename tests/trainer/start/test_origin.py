@@ -1,4 +1,4 @@
-"""Where a run starts (trainer/start.py, trainer/config/init_from.py): each mistake is one `Error:`
+"""Where a run starts (trainer/start/origin.py, trainer/config/init_from.py): each mistake is one `Error:`
 line before anything is written: a folder that holds no model, an architecture no family covers
 (as --init_from and as --model_config), a --model_type that contradicts --init_from, a model and
 data of different tokenizers (with the remedy: --vocab_file NEW adapts the vocabulary), a

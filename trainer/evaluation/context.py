@@ -25,7 +25,7 @@ from common.numbers import signed
 from trainer.data.context_views import MIN_SEGMENT, SHORT_VIEWS, long_segments, view_batches, view_rows
 from trainer.data.loader import heldout_rows
 from trainer.data.shards import DOC_STARTS
-from trainer.evaluation import evaluate
+from trainer.evaluation.heldout import evaluate
 
 VIEWS = ("long",) + tuple(str(w) for w in reversed(SHORT_VIEWS))   # long, 512, 128
 PREFIX = "eval_context_"
@@ -91,7 +91,7 @@ def phase_evaluation(module, phase, config, env, forward) -> dict:
 
 
 def context_line(res: dict) -> str:
-    """The evaluation in one line (the log, recipes/pretrain.py, python -m trainer.context_eval)."""
+    """The evaluation in one line (the log, recipes/pretrain.py, python -m trainer.evaluation)."""
     if not res:
         return (f"context evaluation: no held-out segment of {MIN_SEGMENT:,}+ tokens with masked tokens "
                 "(the held-out articles are shorter than that, or their rows are: encode them at "

@@ -9,7 +9,7 @@ it ends, and the learning-rate multiplier at every step: one schedule over all t
     state = plan.state_dict(); plan.load_state_dict(state)       # in every checkpoint
 
 A run without --phases is one phase: its --input_dir, batch and rate, and the multiplier is
-exactly the --lr_schedule's (trainer/optim.py). Phase k trains the steps after starts[k] up to
+exactly the --lr_schedule's (trainer/schedule/optim.py). Phase k trains the steps after starts[k] up to
 and including starts[k + 1] (counted as the loop counts them: `step` steps done); a checkpoint
 is written at every phase's end, so a run killed at a boundary resumes into the next phase with
 a fresh loader. The schedule's warmup is at the start of the first phase, its decay at the end
@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 
 from trainer.errors import TrainError
-from trainer.optim import LrShape
+from trainer.schedule.optim import LrShape
 
 THETA_NAMES = {"rope_theta": "θ", "global_rope_theta": "global θ", "local_rope_theta": "local θ"}
 

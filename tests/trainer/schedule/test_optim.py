@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from trainer.models.bert_network import BertConfig, BertForPreTraining
-from trainer.optim import Lamb, LrShape, build_optimizer, build_scheduler, linear_factor, lr_factor, wsd_factor
+from trainer.schedule.optim import Lamb, LrShape, build_optimizer, build_scheduler, linear_factor, lr_factor, wsd_factor
 
 
 def reference_lamb(params_groups, states, lr, betas, eps, step):

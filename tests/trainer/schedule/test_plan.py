@@ -1,4 +1,4 @@
-"""The plan of a run's steps (trainer/plan.py): the phases' first steps from their shares, the
+"""The plan of a run's steps (trainer/schedule/plan.py): the phases' first steps from their shares, the
 phase of every step, one schedule over the phases with each phase's peak, a re-plan that changes
 only the future, and the plan in a checkpoint (refused when the phases changed)."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ import types
 import pytest
 
 from trainer.errors import TrainError
-from trainer.optim import LrShape
-from trainer.plan import RunPhase, RunPlan, share_starts
+from trainer.schedule.optim import LrShape
+from trainer.schedule.plan import RunPhase, RunPlan, share_starts
 
 
 def config(**kw):

@@ -1,5 +1,5 @@
 """Where a run's model starts: its config, its tokenizer checked against the data's, and its first
-weights (random, or --init_from's, a new vocabulary's rows transferred). trainer/build.py asks.
+weights (random, or --init_from's, a new vocabulary's rows transferred). trainer/start/parts.py asks.
 
     start = plan_start(config, family)          # before the process group: one TrainError each
     start.model_config, start.spec, start.export_class

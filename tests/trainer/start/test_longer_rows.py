@@ -1,4 +1,4 @@
-"""A model that exists, on longer rows (trainer/extension.py, the families' extend_positions and
+"""A model that exists, on longer rows (trainer/start/longer_rows.py, the families' extend_positions and
 extend_position_rows): --max_position_embeddings N beside --init_from extends a learned table by
 copying its rows in order (RoBERTa's reserved rows stay), in one log line; --global_rope_theta /
 --local_rope_theta set ModernBERT's θ, with or without phases; each mistake one `Error:` line and

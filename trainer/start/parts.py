@@ -1,10 +1,10 @@
-"""The parts of a run, built from its TrainConfig as the Trainer's start (trainer/startup.py,
+"""The parts of a run, built from its TrainConfig as the Trainer's start (trainer/start/steps.py,
 which checks the input first) asks for them: the step sizes of --tokens_per_step, the model, the
 optimisation and the loader.
 
     changes, phases, lines = step_sizes(config, phases, family, model_config)   # --tokens_per_step
     model = build_model(config, family, start, env, init_weights=...)
-    opt = build_optimization(config, model, env, plan)      # Optimization; plan: trainer/plan.py
+    opt = build_optimization(config, model, env, plan)      # Optimization; plan: trainer/schedule/plan.py
     data = build_loader(config, phase, env, family.vocab_size(start.model_config), languages, max_steps)
 """
 from __future__ import annotations
@@ -24,8 +24,6 @@ from trainer.config.step_size import size_steps
 from trainer.data.loader import ShardedTrainData
 from trainer.data.mixture import MixedTrainData
 from trainer.errors import TrainError
-from trainer.optim import build_optimizer, build_scheduler
-from trainer.plan import RunPlan
 from trainer.runtime.card import CardError, card_memory_gib, card_rows
 from trainer.runtime.ds_settings import (
     clear_stale_shm_build_lock,
@@ -33,7 +31,9 @@ from trainer.runtime.ds_settings import (
     lamb_zero_warning,
     shm_comm_disabled,
 )
-from trainer.start import load_init_weights
+from trainer.schedule.optim import build_optimizer, build_scheduler
+from trainer.schedule.plan import RunPlan
+from trainer.start.origin import load_init_weights
 
 log = logging.getLogger("trainer")
 
@@ -147,7 +147,7 @@ class Optimization:
 
 
 def build_optimization(config, model, env, plan) -> Optimization:
-    """The optimizer, and the schedule that `plan` (trainer/plan.py: the phases' peaks, the
+    """The optimizer, and the schedule that `plan` (trainer/schedule/plan.py: the phases' peaks, the
     --lr_schedule's shape, re-planned by the budget) gives the multiplier of at every step."""
     optimizer = build_optimizer(model, config.optimizer, config.learning_rate, config.weight_decay)
 

@@ -1,7 +1,7 @@
-"""The context evaluation (trainer/context.py): the measure moves where the model reads far context
+"""The context evaluation (trainer/evaluation/context.py): the measure moves where the model reads far context
 (a model whose weights are a rule, and a tiny ModernBERT that learned a task only the long context
 solves), stays put where it cannot, goes into train_log.jsonl at the evaluations of long rows, and
-the standalone form (python -m trainer.context_eval) gives the run's own figures."""
+the standalone form (python -m trainer.evaluation) gives the run's own figures."""
 from __future__ import annotations
 
 import json
@@ -12,9 +12,9 @@ import torch
 from tests.helpers.context_task import KeyReader, far_key_documents, write_far_key_shard
 from tests.helpers.doc_attention import packed_dir
 from tests.helpers.trainer_cli import base_args, read_log
-from trainer.context import context_line, evaluate_context, phase_context
-from trainer.context_eval import main as context_eval
 from trainer.data.shards import find_shards
+from trainer.evaluation.cli import main as context_eval
+from trainer.evaluation.context import context_line, evaluate_context, phase_context
 from trainer.runtime.distributed import DistEnv
 
 pytestmark = pytest.mark.usefixtures("one_thread")

@@ -81,7 +81,7 @@ def eval_line(step: int, ev: dict, codes=()) -> str:
            if "eval_nsp_loss" in ev else "")
     line = (f"step {step} eval on {ev['eval_instances']} instances: mlm {ev['eval_mlm_loss']:.4f} "
             f"(acc {ev['eval_mlm_acc']:.3f}){nsp}")
-    if "eval_context_gain" in ev:   # trainer/context.py
+    if "eval_context_gain" in ev:   # trainer/evaluation/context.py
         line += (f"; context gain {signed(ev['eval_context_gain'], digits=4)} (accuracy "
                  f"{ev['eval_context_acc_long']:.3f} with the whole segment, "
                  f"{ev['eval_context_acc_512']:.3f} with 512 tokens, "

@@ -6,7 +6,7 @@ to the start's model config before anything is built, through the family.
 - `--max_position_embeddings N` (beside --init_from): the family's learned table covers rows of
   N tokens (`family.extend_positions`: RoBERTa's rows before the first position stay where they
   are); the weights' rows are copied when they are loaded (`family.extend_position_rows`, from
-  trainer/start.py's load_init_weights), stated in one log line there. A table smaller than the
+  trainer/start/origin.py's load_init_weights), stated in one log line there. A table smaller than the
   model's, or a family without one (RoPE), is one line that says what to do instead.
 - `--global_rope_theta` / `--local_rope_theta` / `--rope_theta`: the model config's θ (what a
   run without phases trains with, and what a phase leaves out inherits), one log line saying

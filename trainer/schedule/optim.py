@@ -1,6 +1,6 @@
 """Optimisers and the learning-rate schedule for BERT pretraining.
 
-    from trainer.optim import build_optimizer, build_scheduler
+    from trainer.schedule.optim import build_optimizer, build_scheduler
     opt = build_optimizer(model, "lamb", lr=6e-3, weight_decay=0.01)
     sched = build_scheduler(opt, warmup_proportion=0.2843, max_steps=7038)   # kind="poly"
     sched = build_scheduler(opt, 0.05, 7038, kind="wsd", decay_proportion=0.2)
@@ -217,7 +217,7 @@ def build_scheduler(optimizer, warmup_proportion: float, max_steps: int, kind: s
     as NVIDIA's PolyWarmUpScheduler) to 0 at max_steps, continuous at the end of warmup (see
     lr_factor); linear to 0; or wsd (stable, then linear to 0 over the last
     decay_proportion * max_steps). `factor`: the multiplier of the peak lr at a step, given
-    instead (the run's plan, trainer/plan.py, which phases and re-plans change)."""
+    instead (the run's plan, trainer/schedule/plan.py, which phases and re-plans change)."""
     if max_steps < 1:
         raise ValueError(f"max_steps must be >= 1, got {max_steps}")
     if not 0.0 <= warmup_proportion < 1.0:

@@ -1,8 +1,8 @@
-"""Does a model read the long context? The context evaluation (trainer/context.py) of an exported
+"""Does a model read the long context? The context evaluation (trainer/evaluation/context.py) of an exported
 model, a transformers folder or a wiki2bert run, on any HDF5 folder of long packed rows.
 
 Usage:
-    python -m trainer.context_eval --model HF_DIR_OR_RUN --input_dir HDF5_DIR [--max_rows 500]
+    python -m trainer.evaluation --model HF_DIR_OR_RUN --input_dir HDF5_DIR [--max_rows 500]
         [--batch_tokens 16384] [--device cpu] [--json OUT.json]
 
 HDF5_DIR is an `encode --pack --max-seq 2048` (or longer) output folder; its *test* files are
@@ -31,14 +31,14 @@ import torch
 
 from common.flags import HintingParser
 from trainer.config.init_from import open_init_source
-from trainer.context import context_line, evaluate_context
 from trainer.data.shards import DataError, inspect_shard, is_test_file
 from trainer.data.vocabulary import data_tokenizer, load_spec
 from trainer.errors import TrainError
+from trainer.evaluation.context import context_line, evaluate_context
 from trainer.models import get_family
 from trainer.models.loading import fit_weights
 from trainer.runtime.distributed import DistEnv
-from trainer.start import source_weights
+from trainer.start.origin import source_weights
 
 
 def load_model(path, device: str, seq_len: int):
@@ -96,7 +96,7 @@ def run(model_dir, input_dir, max_rows: int = 500, batch_tokens: int = 16384, de
 
 
 def main(argv=None) -> int:
-    p = HintingParser(prog="python -m trainer.context_eval", description=__doc__.split("\n\n")[0])
+    p = HintingParser(prog="python -m trainer.evaluation", description=__doc__.split("\n\n")[0])
     p.add_argument("--model", required=True, help="an exported folder, a transformers folder or a run")
     p.add_argument("--input_dir", required=True, type=Path, help="an encode --pack folder of long rows")
     p.add_argument("--max_rows", type=int, default=500, help="held-out rows read (default 500)")
