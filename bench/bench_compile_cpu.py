@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_long_rows import base_code  # beside this script: git archive of a revision, once
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 MODEL = ROOT / "trainer" / "configs" / "demo_modernbert.json"
@@ -140,16 +142,6 @@ def model_alone(code: Path, work: Path, folder: Path, model: Path, rows: int, co
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def base_code(rev: str, work: Path) -> Path:
-    """The repository at `rev`, unpacked once (its .venv: this checkout's)."""
-    folder = work / f"code-{rev}"
-    if not folder.is_dir():
-        folder.mkdir(parents=True)
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder
-
-
 def summarise(runs: list[dict]) -> list[tuple]:
     """Per phase: (seq, first step s, median step s, steps), medians over the runs."""
     out = []
@@ -158,6 +150,11 @@ def summarise(runs: list[dict]) -> list[tuple]:
         medians = [statistics.median(r["phases"][i][1][2:] or r["phases"][i][1]) for r in runs]
         out.append((seq, statistics.median(firsts), statistics.median(medians), len(runs[0]["phases"][i][1])))
     return out
+
+
+def header(head: str) -> None:
+    print(head)
+    print("-" * len(head))
 
 
 def main(argv=None) -> int:
@@ -205,17 +202,13 @@ def main(argv=None) -> int:
                                                         variant == "compiled"))
     print(f"\nModernBERT (demo_modernbert.json), {a.lang} packed rows, --tokens_per_step 4096, within documents, "
           f"CPU, median of {a.runs} runs ({started})\n")
-    head = (f"{'code':16} {'variant':9} {'seq':>5} {'steps':>5} {'first step s':>12} {'median step s':>13} "
-            f"{'limit warnings':>14} {'run wall s':>10}")
-    print(head)
-    print("-" * len(head))
+    header(f"{'code':16} {'variant':9} {'seq':>5} {'steps':>5} {'first step s':>12} {'median step s':>13} "
+           f"{'limit warnings':>14} {'run wall s':>10}")
     for name, variant, seq, n, first, median, warnings, wall in rows:
         print(f"{name:16} {variant:9} {seq:5d} {n:5d} {first:12.2f} {median:13.3f} {warnings:14d} {wall:10.0f}")
     print(f"\nthe model alone (one process, one thread): forward + backward on 16 batches of {4096 // longest} rows of "
           f"{longest} tokens, each its own documents; median of {a.runs} runs\n")
-    head = f"{'code':16} {'variant':9} {'groups a batch':>14} {'first step s':>12} {'median step s':>13} {'frames':>6}"
-    print(head)
-    print("-" * len(head))
+    header(f"{'code':16} {'variant':9} {'groups a batch':>14} {'first step s':>12} {'median step s':>13} {'frames':>6}")
     for (name, variant), done in alone.items():
         first = statistics.median(d["seconds"][0] for d in done)
         median = statistics.median(statistics.median(d["seconds"][4:]) for d in done)
