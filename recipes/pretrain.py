@@ -50,6 +50,7 @@ import sys
 from argparse import ArgumentDefaultsHelpFormatter
 from pathlib import Path
 
+from common.budget import budget_words, parse_budget
 from common.flags import HintingParser
 from common.heldout_file import HELDOUT, read_heldout
 from pipeline.core.runner import FORCE_HINT_ENV
@@ -87,12 +88,14 @@ from recipes.vocab_rule import (
     embedding_warning,
     suggest_vocab_size,
 )
-from trainer.checkpoint import checkpoint_step, list_checkpoints
+from trainer.checkpoint import checkpoint_step, list_checkpoints, stable_checkpoint
 from trainer.export.card import add_heldout
 from trainer.runtime.card import card_memory_gib  # torch when called, on CUDA
+from trainer.start.extension import BUDGET_SAME
 from vocab.kinds import MODEL_TYPES, load_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]  # the repo root: the commands run there
+RUN_MODEL = "recipe_model.json"
 
 
 def pick_device(asked: str) -> tuple[str, int]:
@@ -125,8 +128,9 @@ def choose_vocab(a, model: dict) -> int:
     return chosen
 
 
-def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: list[Path], out: Path) -> None:
-    # finished: the newest checkpoint is at its plan's end (the budget may have moved the end)
+def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: list[Path], out: Path) -> list[str]:
+    """Train, resume, or continue the run in `out` to the budget (the run's total); the closing
+    lines it adds ("continued from step N"), [] for a run trained or resumed as planned."""
     newest = (list_checkpoints(out) or [None])[-1]
     if a.force and newest is not None:   # its logs, checkpoints, export and probe; not the model
         say(f"--force: the earlier run in {out} is removed; training starts over")
@@ -134,11 +138,9 @@ def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: list[
             if old != model_file:
                 shutil.rmtree(old) if old.is_dir() else old.unlink()
         newest = None
-    meta = (read_json(newest / "meta.json") or {}) if newest is not None else {}
-    end = meta.get("end_step", meta.get("max_steps"))
-    if end and checkpoint_step(newest) >= end:
-        say(f"training: already finished ({end} steps in {out}), not rerun")
-        return
+    extend = continuation(a, out, newest)
+    if extend is False:
+        return []
     tokens, why = step_size(a, device, ranks, read_json(model_file) or {}, hdf5,
                             card_memory_gib(0) if device == "cuda" else None)
     if why:
@@ -146,7 +148,40 @@ def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: list[
     if a.long:   # the commands run in ROOT
         write_phases(out / "phases.json", LONG[device], [ROOT / h for h in hdf5], run_batch(a, device))
     cmd, env = train_command(a, device, ranks, model_file, vocab, hdf5, out, tokens)
-    run_command(cmd, "training", env=env)
+    run_command(cmd + (["--extend"] if extend else []), "training", env=env)
+    return [f"   continued from step {extend} (the last checkpoint before the decay of the earlier, shorter "
+            f"run) to BUDGET={a.budget} in all"] if extend else []
+
+
+def continuation(a, out: Path, newest) -> int | None | bool:
+    """What the run in `out` does with --budget, the run's total: None trains (a new run, or a
+    resume to the same budget), the step an extension continues from (a larger budget: from the
+    last checkpoint before the decay, the decay redone at the new end), False stops (finished
+    with this budget, or asked for less: one line says how to continue or restart)."""
+    if newest is None:
+        return None
+    meta = read_json(newest / "meta.json") or {}
+    end, planned = meta.get("end_step", meta.get("max_steps")), meta.get("budget_s")
+    done = bool(end) and checkpoint_step(newest) >= end
+    asked = parse_budget(a.budget)
+    if planned is None or abs(asked - planned) <= BUDGET_SAME * planned:
+        if done:
+            say(f"training: already finished ({end} steps in {out}, BUDGET={a.budget}, the run's total time), "
+                f"not rerun: a larger BUDGET continues it from its last checkpoint before the decay, "
+                f"--force starts it over")
+            return False
+        return None
+    if asked < planned:
+        say(f"training: the run in {out} was planned for BUDGET={budget_words(planned)}; BUDGET={a.budget} is "
+            f"less (BUDGET is the run's total time): give BUDGET={budget_words(planned)} to "
+            f"{'keep it' if done else 'finish it'}, a larger one to continue it, or --force to start over")
+        return False
+    stable = stable_checkpoint(out)
+    start = checkpoint_step(stable) if stable is not None and meta.get("stable_step") is not None \
+        else checkpoint_step(newest)
+    say(f"training: the run in {out} ({checkpoint_step(newest)} steps for BUDGET={budget_words(planned)}) continues "
+        f"from step {start}, before its decay, to BUDGET={a.budget} in all (the time spent counts in it)")
+    return start
 
 
 def heldout_sentences(a, n: int = 3) -> list[str]:
@@ -323,7 +358,9 @@ def main(argv=None) -> int:
         spec = load_tokenizer(lang_dir / "vocab")   # its kind names the HDF5 folder (a suffix)
         vocab_lines = spec.size
         out.mkdir(parents=True, exist_ok=True)
-        run_model = out / "model_config.json"   # the model, its vocab_size fitted to vocab.txt
+        # the model asked for, its vocab_size fitted to vocab.txt; not model_config.json, which the
+        # trainer writes there as it starts the model (and a resume is checked against)
+        run_model = out / RUN_MODEL
         run_model.write_text(json.dumps({**model, "vocab_size": -(-vocab_lines // 64) * 64}, indent=1))
         hdf5 = [lang_dir / output_folder_name(spec.lower_case, max_seq, max_pred, PACKED["masked_lm_prob"],
                                               dupe_factor=PACKED["dupe_factor"], packed=True,
@@ -332,9 +369,9 @@ def main(argv=None) -> int:
         lengths = " -> ".join(f"{max_seq:,}" for max_seq, _ in rows)
         say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}"
             + (f", phases of {lengths} tokens" if a.long else ""))
-        train(a, device, ranks, run_model, lang_dir / "vocab", hdf5, out)
+        continued = train(a, device, ranks, run_model, lang_dir / "vocab", hdf5, out)
         say("== [4/5] export, held-out accuracy, fill-mask")
-        verdict = evaluate(a, device, out, out / "hf", hdf5, advice)
+        verdict = evaluate(a, device, out, out / "hf", hdf5, advice + continued)
         say("== [5/5] probe and report")
         results = probe(a, device, out / "hf", out / "probe")
         report(a, out, results)

@@ -170,7 +170,7 @@ def dry_run(a, device: str, ranks: int, model: dict, card_gib: float | None, voc
         say(f"step: {line}")
     if listed:
         say(f"phases ({out / 'phases.json'}): {json.dumps(listed)}")
-    train, _ = train_command(a, device, ranks, out / "model_config.json", lang_dir / "vocab", hdf5, out, tokens)
+    train, _ = train_command(a, device, ranks, out / "recipe_model.json", lang_dir / "vocab", hdf5, out, tokens)
     hf = out / "hf"
     for cmd in (train, [sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf],
                 [sys.executable, "scripts/heldout_mlm.py", hf, hdf5[0]]):

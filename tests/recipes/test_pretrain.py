@@ -47,8 +47,27 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
     again = pretrain(*args)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "training: already finished" in again.stdout and "trainer.launch" not in again.stdout
+    assert "a larger BUDGET continues it from its last checkpoint before the decay" in again.stdout
     assert "$ python -m trainer.export" not in again.stdout
     assert "held-out accuracy of step " in again.stdout and "measured before" in again.stdout
+
+    # train longer: BUDGET is the total; the run goes on from its checkpoint before the decay
+    first = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]
+    end = max(r["step"] for r in first)
+    longer = pretrain(*[("30s" if x == "15s" else x) for x in args])
+    assert longer.returncode == 0, (longer.stdout[-3000:], longer.stderr[-3000:])
+    start = int(re.search(r"continues from step (\d+), before its decay, to BUDGET=30s in all", longer.stdout)[1])
+    assert 0 < start <= end and "--extend" in longer.stdout   # end: a run that never decayed
+    assert f"   continued from step {start} (the last checkpoint before the decay" in longer.stdout
+    log = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]
+    assert max(r["step"] for r in log) > end   # more steps
+    # the records up to the continuation are the first run's (the losses of such a continuation are
+    # those of a run planned for the total from the start: tests/trainer/start/test_extension.py)
+    shared = [r for r in first if r["step"] <= start]
+    assert shared and shared == [r for r in log if r["step"] <= start and "extended_from_step" not in r]
+    assert any("extended_from_step" in r for r in log)
+    less = pretrain(*[("10s" if x == "15s" else x) for x in args])
+    assert less.returncode == 0 and "BUDGET=10s is less (BUDGET is the run's total time)" in less.stdout
 
 
 def test_bad_input_is_one_line(tmp_path):
@@ -138,7 +157,7 @@ def stubbed(monkeypatch, tmp_path, sample_dump):
     (vocab / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b"]) + "\n")
     monkeypatch.setattr(script, "run_command", lambda cmd, step, env=None: calls.append([str(c) for c in cmd]))
     monkeypatch.setattr(script, "choose_vocab", lambda a, model: 1000)
-    monkeypatch.setattr(script, "train", lambda *args: None)
+    monkeypatch.setattr(script, "train", lambda *args: [])
     monkeypatch.setattr(script, "evaluate", lambda *args: [])
     monkeypatch.setattr(script, "probe", lambda *args: [])
     monkeypatch.setenv(VIA_MAKE_ENV, "1")
@@ -200,7 +219,7 @@ def test_long_encodes_the_recipes_rows_and_trains_them_into_their_own_run(stubbe
     calls, args = stubbed
     trained = {}
     monkeypatch.setattr(script, "train", lambda a, device, ranks, model, vocab, hdf5, out:
-                        trained.update(long=a.long, hdf5=hdf5, out=out))
+                        trained.update(long=a.long, hdf5=hdf5, out=out) or [])
     assert script.main(args + ["--long"]) == 0
     encodes = [c[c.index("--max-seq") + 1:c.index("--max-seq") + 4:2] for c in calls if "encode" in c]
     assert encodes == [["128", "40"], ["512", "160"], ["2048", "640"]]

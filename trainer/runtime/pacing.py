@@ -207,6 +207,18 @@ class Pacer:
                 "(those that moved the end by more than 5% logged)",
                 {"budget_s": self.budget_s, "budget_spent_s": spent, "budget_replans": replans})
 
+    def extend(self, budget_s: float, step: int, phase: int, starts: list[int],
+               measured: float | None = None) -> tuple[list[int], int]:
+        """--extend: the budget is now `budget_s` in all (the run's total, the time spent so far
+        counted in it); (starts, end) that fill it from step `step` of phase `phase`, at the pace
+        the run last measured in that phase (`measured`, a re-plan's), else the timed one (the
+        re-plans correct it as the run measures its pace again)."""
+        self.budget_s = float(budget_s)
+        new_starts, end = plan_steps(step, phase, starts, self.elapsed(), self.paces(measured, phase), self.shares,
+                                     self.phase_start_s, self.end_s())
+        self.check_every = max(1, (end - step) // CHECKS)
+        return new_starts, end
+
     # -- checkpoints ---------------------------------------------------------------------------
     def state_dict(self) -> dict:
         return {"budget_s": self.budget_s, "spent_s": self.elapsed(), "timed": list(self.timed),

@@ -150,6 +150,36 @@ class RunPlan:
                 f"({record['timed_pace_s']:.3f} timed), the run would end at {record['forecast_s']:.0f} s; "
                 f"max_steps {before} -> {end}{phases}")
 
+    def decays_after(self, step: int) -> bool:
+        """True when the schedule's next step (`step` + 1, its lr already set) is the first whose lr
+        decays: the state after `step` steps is the last of the stable phase (wsd's), the checkpoint
+        --extend continues from."""
+        shape = self.shape
+        return (shape.kind == "wsd" and step < self.end and step >= shape.warmup and step >= shape.anchor
+                and shape(step) < 1.0)
+
+    def extend(self, step: int, end: int, starts: list[int] | None = None) -> str:
+        """--extend from step `step` (in the stable phase) to `end`: the decay at the new end
+        (LrShape.extend), the phases not begun at `starts` (default: the shares of the new end,
+        after the ones begun). Returns the log line; the change is a re-plan record too."""
+        before = self.end
+        if end <= before:
+            raise TrainError(f"--extend: the run was planned for {before} steps; {end} is not more: give "
+                             "the total you want (more steps or a longer --train_budget)")
+        k = self.phase_at(step)
+        if starts is None:
+            later = share_starts([p.share for p in self.phases], end)[k + 1:]
+            starts = self.starts[:k + 1] + [max(s, step + 1 + i) for i, s in enumerate(later)]
+        assert starts[:k + 1] == self.starts[:k + 1], (starts, self.starts)
+        self.starts = list(starts)
+        self.shape.extend(step, end)
+        self.replans.append({"step": step, "end": end, "starts": list(starts), "extended_from": before})
+        self.logged_end = end
+        phases = f", phases from steps {', '.join(map(str, starts))}" if self.phased else ""
+        return (f"--extend: continued from step {step}, before the decay, of a run planned for {before} "
+                f"steps: it now ends at step {end}, the decay over its last {self.shape.span:.0f} "
+                f"steps{phases}")
+
     def steps(self) -> list[dict]:
         """Each phase's record with its planned first and last step (hparams.json)."""
         return [{**p.record(), "first_step": self.starts[p.index] + 1, "last_step": self.phase_end(p.index)}
@@ -168,10 +198,11 @@ class RunPlan:
         return {"starts": list(self.starts), "shape": self.shape.state_dict(), "phased": self.phased,
                 "replans": [dict(r) for r in self.replans], "phases": self.identity()}
 
-    def load_state_dict(self, state: dict) -> str | None:
+    def load_state_dict(self, state: dict, exact: bool = False) -> str | None:
         """A checkpoint's plan; its phases must be this run's (one line otherwise). A run of one
         phase resumed with another --max_steps (and no budget) keeps this run's plan, as the
-        schedule followed --max_steps before plans were checkpointed: returns the log line."""
+        schedule followed --max_steps before plans were checkpointed: returns the log line.
+        `exact` (--extend): the checkpoint's plan as it was, whatever --max_steps says now."""
         if state["phased"] != self.phased:
             raise TrainError("the checkpoint was written by a run " + ("of --phases" if state["phased"] else
                              "without --phases") + ": resume it " + ("with the same --phases" if state["phased"]
@@ -183,7 +214,7 @@ class RunPlan:
                              f"{said(self.identity())} now): resume with the same --phases, or start "
                              "a new --output_dir")
         planned, now = state["shape"]["end"], self.shape.end
-        if not state["replans"] and planned != now:   # --max_steps changed (a budget's plan is its own)
+        if not exact and not state["replans"] and planned != now:   # --max_steps changed (a budget's plan is its own)
             if self.phased:
                 raise TrainError(f"the checkpoint's phases were planned for --max_steps {planned}, not "
                                  f"{now}: resume with --max_steps {planned}, or start a new --output_dir")
