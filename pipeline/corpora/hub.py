@@ -187,8 +187,13 @@ def open_repo(repo: str, revision: str | None = None, mirror: Path | None = None
     try:
         tree = huggingface_hub.get_cached_repo_tree(repo, repo_type=DATASET, revision=commit)
     except errors.CachedRepoTreeNotFoundError:
-        raise StageError(f"{repo} ({revision}) has no listing in the Hugging Face cache "
-                         f"({constants.HF_HUB_CACHE}) and HF_HUB_OFFLINE is set: {OFFLINE_HINT}") from None
+        if where == "cache":
+            raise StageError(f"{repo} ({revision}) has no listing in the Hugging Face cache "
+                             f"({constants.HF_HUB_CACHE}) and HF_HUB_OFFLINE is set: {OFFLINE_HINT}") from None
+        with hub_errors(repo):   # online, but the cache could not keep the listing (a full disk)
+            tree = [f for f in huggingface_hub.HfApi().list_repo_tree(repo, repo_type=DATASET, revision=commit,
+                                                                      recursive=True)
+                    if isinstance(f, huggingface_hub.hf_api.RepoFile)]
     return Repo(repo, commit, where, {f.path: f.size for f in tree})
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.corpora.tokens import estimate_tokens
+from tests.conftest import SAMPLE_DUMP
 from tests.helpers.hub_corpus import fineweb2_repo, language_score
 from tests.helpers.stand_in_hub import StandInHub
 
@@ -115,6 +116,11 @@ def test_offline_not_cached_is_one_line_first_and_cached_runs_without_the_hub(re
         line = error_line(pipeline(offline, tmp_path / "cold", "--corpus", "fineweb-2"))
         assert "HF_HUB_OFFLINE" in line and "--corpus-root" in line
         assert not (tmp_path / "cold").exists()          # before anything is written
+        url = "web=hf://datasets/HuggingFaceFW/fineweb-2/data/hun_Latn/train/*.parquet"
+        result = subprocess.run([sys.executable, "-m", "pipeline", "--data-dir", str(tmp_path / "run"), "run",
+                                 "--dump", str(SAMPLE_DUMP), "--source", url], env=offline,
+                                capture_output=True, text=True, timeout=180)
+        assert "HF_HUB_OFFLINE" in error_line(result) and not (tmp_path / "run").exists()   # before any stage
         assert pipeline(hub.env(tmp_path), tmp_path / "warm", "--corpus", "fineweb-2").returncode == 0
     # the Hub is gone: the cache (listing and files) is enough, and gives the same text
     result = pipeline(offline, tmp_path / "offline", "--corpus", "fineweb-2")
@@ -157,3 +163,47 @@ def test_max_tokens_fetches_only_the_files_the_slice_needs(repo, tmp_path):
     assert budget <= source["estimated_tokens"] < budget + max(tokens)   # stopped at the document reaching it
     taken = next(n for n in range(len(tokens)) if sum(tokens[:n]) >= budget)
     assert source["documents"] == taken and source["below_min_language_score"] > 0
+
+
+def fill(path: Path) -> None:
+    """Another writer takes every free byte of path's disk."""
+    with open(path, "wb") as fh:
+        try:
+            while True:
+                fh.write(b"\0" * (1 << 16))
+                fh.flush()
+        except OSError:   # ENOSPC: full now
+            pass
+
+
+@pytest.mark.faults
+def test_a_full_disk_mid_download_is_one_line_and_the_rerun_keeps_finished_files(tmp_path):
+    from tests.helpers.tmpfs import Tmpfs
+
+    rnd = __import__("random").Random(0)   # words that do not compress: files of about 400 KB
+    words = ["".join(rnd.choice("abcdefghijklmnoprstuvzáéíóöőúüű") for _ in range(8)) for _ in range(20_000)]
+    big = [[" ".join(rnd.choice(words) for _ in range(300))] for _ in range(120)]
+    repo = fineweb2_repo(tmp_path / "fineweb-2", {"hun_Latn": big})
+    disk = Tmpfs(tmp_path / "disk", "4m")
+    try:
+        with StandInHub({REPO: repo}) as hub:
+            env = dict(hub.env(tmp_path), HF_HUB_CACHE=str(disk.path / "hub"))
+            hub.hold(TRAIN[1])
+            proc = pipeline(env, tmp_path / "data", "--corpus", "fineweb-2", wait=False)
+            assert hub.held.wait(60)
+            fill(disk.path / "filler")                # the second file's rest finds the disk full
+            hub.release()
+            _out, err = proc.communicate(timeout=120)
+            lines = [ln for ln in err.splitlines() if ln.strip()]
+            assert proc.returncode == 1 and lines[-1].startswith("Error: ") and "[ENOSPC]" in lines[-1], err
+            assert "Traceback" not in err
+            (disk.path / "filler").unlink()
+            result = pipeline(env, tmp_path / "data", "--corpus", "fineweb-2")
+            assert result.returncode == 0, result.stderr
+            assert (hub.gets[TRAIN[0]], hub.gets[TRAIN[1]], hub.gets[TRAIN[2]]) == (1, 2, 1)
+            fill(disk.path / "filler")                # no room for a file at all: said before fetching
+            line = error_line(pipeline(dict(env, HF_HUB_CACHE=str(disk.path / "other")), tmp_path / "d2",
+                                       "--corpus", "fineweb-2"))
+            assert "the Hugging Face cache" in line and "free" in line
+    finally:
+        disk.unmount()
