@@ -18,9 +18,6 @@ from pipeline.core.errors import StageError
 from pipeline.corpora.metadata import read_meta
 from pipeline.corpora.tokens import estimate_tokens
 from pipeline.stages.dedup import dedup
-from pipeline.stages.download import download
-from pipeline.stages.extract import extract
-from pipeline.stages.format import format_corpus
 from pipeline.stages.ingest import ingest
 from pipeline.text.corpus_files import clean_document
 from pipeline.text.documents import documents, read_utf8
@@ -28,16 +25,6 @@ from tests.helpers.hub_corpus import fineweb2_repo, fineweb2_rows, madlad_repo
 from tests.helpers.web_corpus import planted_corpus
 
 FINNISH = [[f"Tämä on suomenkielinen verkkosivu numero {i}, jossa on tarpeeksi sanoja."] for i in range(40)]
-
-
-@pytest.fixture(scope="module")
-def wiki(sample_dump, tmp_path_factory) -> Path:
-    """DATA_DIR with the sample's formatted/ (download, extract, format)."""
-    data = tmp_path_factory.mktemp("wiki") / "data"
-    download(data_dir=data, lang="hu", dump=sample_dump)
-    extract(data_dir=data, lang="hu", workers=1)
-    format_corpus(data_dir=data, lang="hu", workers=1)
-    return data
 
 
 @pytest.fixture(scope="module")
