@@ -11,6 +11,8 @@ mirror laid out as the Hub repository), verified, with their provenance and lice
   tokens.py     the token estimate of a text (words by script, times the pieces a word takes)
   metadata.py   a corpus's own columns per document, in a Parquet file beside each ingested part
   locate.py     locate(): a language's part of a corpus as files + provenance + licence + size
+  options.py    ingest's web options and how a task reads a web file (no huggingface_hub)
+  plan.py       an ingest's web sources located and checked before it writes, then fetched
 
 The stage is pipeline/stages/ingest.py (`pipeline ingest --corpus fineweb-2`).
 """

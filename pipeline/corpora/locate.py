@@ -2,8 +2,9 @@
 where they come from (repository, commit, the corpus's own language code), its licence, and
 its size in bytes and estimated tokens, before anything is fetched.
 
-`--corpus NAME` finds the part of the table's corpus for the run's --lang (languages.py), and
-`--corpus NAME:CODE` names the corpus's code (`fineweb-2:srp_Latn`, the Latin half of Serbian);
+`--corpus NAME` finds the part of the table's corpus for the run's --lang (languages.py),
+`--corpus NAME:CODE` names the corpus's code (`fineweb-2:srp_Latn`, the Latin half of Serbian),
+`--corpus NAME@REVISION` pins a revision of its repository (a tag, a branch, a commit);
 `--source NAME=hf://datasets/ORG/REPO[@REV]/GLOB` is any Hub dataset, its licence read from its
 card. Either reads a local copy laid out as the repository instead of the Hub (`corpus_root`).
 
@@ -26,7 +27,7 @@ from pipeline.text.corpus_files import detect_format
 
 from .hub import RemoteFile, Repo, open_repo
 from .languages import corpus_tag, match_language, nearest_languages, wiki_tag
-from .named import CORPORA, NamedCorpus, named_corpus
+from .named import CORPORA, NamedCorpus, named_corpus, parse_corpus
 from .options import parse_hf_url
 from .slicing import by_size
 
@@ -57,6 +58,11 @@ class CorpusPart:
     def slice_bytes(self, max_bytes: float | None = None) -> int:
         return sum(f.size for f in (by_size(self.files, max_bytes) if max_bytes else self.files))
 
+    def expected_bytes(self, max_tokens: int | None = None, max_bytes: float | None = None) -> int:
+        """The bytes of the files the slice will take (with --max-tokens, from the tokens a byte)."""
+        size = self.slice_bytes(max_bytes)
+        return min(size, int(max_tokens / self.tokens_per_byte)) if max_tokens else size
+
     def estimated_tokens(self, max_tokens: int | None = None, max_bytes: float | None = None) -> int:
         """Tokens of the slice before it is read: its bytes times the corpus's tokens a byte."""
         tokens = int(self.slice_bytes(max_bytes) * self.tokens_per_byte)
@@ -71,18 +77,18 @@ class CorpusPart:
 
 def locate(lang: str, corpus: str, corpus_root: str | Path | None = None,
            revision: str | None = None) -> CorpusPart:
-    """The part of named corpus `corpus` (NAME or NAME:CODE) for Wikipedia code `lang`."""
-    name, _, code = corpus.partition(":")
+    """The part of named corpus `corpus` (NAME[@REVISION][:CODE]) for Wikipedia code `lang`."""
+    name, pinned, code = parse_corpus(corpus)
     entry = named_corpus(name)
     tag = wiki_tag(lang)   # an unknown --lang is one line before the Hub is asked anything
-    repo = open_repo(entry.repo, revision, Path(corpus_root) if corpus_root else None)
+    repo = open_repo(entry.repo, pinned or revision, Path(corpus_root) if corpus_root else None)
     folders = _language_folders(entry, repo)
     if not folders:
         raise StageError(f"{entry.title} ({repo.repo}, {repo.where}) holds no language folders under "
                          f"'{entry.languages_dir or '/'}': is --corpus-root the repository's copy?")
     code = code or match_language(lang, folders, entry.code_style)
     if code not in folders:
-        what = f"--corpus {corpus}" if code and ":" in corpus else f"--lang {lang} ({tag})"
+        what = f"--corpus {corpus}" if code else f"--lang {lang} ({tag})"
         near = nearest_languages(corpus_tag(code) if code else tag, folders, entry.code_style)
         raise StageError(f"{entry.title} has no part for {what}; its nearest languages: {', '.join(near)}: "
                          f"name one with --corpus {entry.name}:CODE, or choose another corpus "

@@ -9,6 +9,7 @@ is simply not kept.
 
 Usage:
     corpus = named_corpus("fineweb-2")      # StageError naming the close names for a typo
+    parse_corpus("fineweb-2@v2.0.1:srp_Latn")   # ("fineweb-2", "v2.0.1", "srp_Latn")
     corpus.files_of("hun_Latn")             # ["data/hun_Latn/train/*.parquet"]
     corpus.language_of("data/hun_Latn")     # "hun_Latn" ("" for data/hun_Latn_removed)
 """
@@ -92,6 +93,13 @@ CORPORA: dict[str, NamedCorpus] = {c.name: c for c in (
         "from Common Crawl, under its terms of use",
         "https://huggingface.co/datasets/uonlp/CulturaX", gated=True),
 )}
+
+
+def parse_corpus(spec: str) -> tuple[str, str | None, str]:
+    """(name, revision or None, the corpus's language code or "") of `NAME[@REVISION][:CODE]`."""
+    head, _, code = spec.strip().partition(":")
+    name, _, revision = head.partition("@")
+    return name.strip().lower(), revision.strip() or None, code.strip()
 
 
 def named_corpus(name: str) -> NamedCorpus:

@@ -23,6 +23,7 @@ from pipeline.text.corpus_files import check_file, read_records
 
 from .hub import OFFLINE_HINT
 from .locate import CorpusPart, locate, locate_url
+from .named import parse_corpus
 from .options import Limits, WebRead
 from .slicing import by_size, select, take
 
@@ -31,12 +32,12 @@ def web_parts(lang: str, corpora, urls: dict, roots: dict, text_field: str = "te
               formats: dict | None = None, limits: Limits | None = None) -> list[CorpusPart]:
     """Every web source located (urls first, then corpora, the order of dedup's priority), and
     offline, the files its slice needs found in the cache: one StageError line otherwise."""
-    names = [*urls, *(c.partition(":")[0].strip().lower() for c in corpora)]
+    names = [*urls, *(parse_corpus(c)[0] for c in corpora)]
     _check_roots(roots, names)
     formats = formats or {}
     parts = [locate_url(n, spec, roots.get(n, roots.get("")), text_field, formats.get(n) or formats.get(""))
              for n, spec in urls.items()]
-    parts += [locate(lang, c, roots.get(c.partition(":")[0].strip().lower(), roots.get(""))) for c in corpora]
+    parts += [locate(lang, c, roots.get(parse_corpus(c)[0], roots.get(""))) for c in corpora]
     seen = set()
     for part in parts:
         if part.source in seen:

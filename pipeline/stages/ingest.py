@@ -14,11 +14,24 @@ format, a JSONL or Parquet without the text field, an empty source or a name giv
 one `Error:` line before anything is written; lines that are not UTF-8, records without the
 field and cut documents are counted per source, in the manifest and as a warning.
 
+Web sources (pipeline/corpora/): `--corpus NAME` is the run's language's part of a named web
+corpus (FineWeb-2 first), `--source NAME=hf://datasets/ORG/REPO/GLOB` any Hub dataset; both
+are fetched through huggingface_hub into its cache (or read from --corpus-root, a local copy of
+the repository), verified, sliced (--max-tokens, --max-gb, --min-language-score), and written
+as above with the corpus's own columns per document beside each part (NAME__FILE_PPPP.meta.parquet);
+where they came from and their licence go into the manifest's "corpora". They are located (and
+offline, found cached) before anything is written, and fetched one file after another once the
+stage runs, so a cut run keeps what it fetched.
+
 Usage:
     pipeline --lang hu ingest --source web=/data/cc100/hu.txt.xz
+    pipeline --lang hu ingest --corpus fineweb-2 --max-tokens 2e9 --min-language-score 0.8
+    pipeline --lang hu ingest --corpus fineweb-2 --corpus-root /mirror/fineweb-2     # no Hub
+    pipeline ingest --source web='hf://datasets/HuggingFaceFW/fineweb-2/data/hun_Latn/train/*.parquet'
     pipeline ingest --source news=/data/news/ --source web='/data/oscar/*.jsonl.zst' --text-field content
     pipeline ingest --source books=books.txt --doc-per-line
     ingest(data_dir="data", lang="hu", sources={"web": "hu.txt.xz"})     # from Python
+    ingest(data_dir="data", lang="hu", corpora=["fineweb-2"], max_tokens=["1e9"])
 """
 from __future__ import annotations
 
@@ -219,7 +232,7 @@ def ingest(data_dir="data", lang="hu", workers=None, output=None, force=False, s
     inputs = fingerprint_inputs([f for _, f, _, _ in jobs]) + (web.fingerprint(parts) if parts else "")
     run = StageRun("ingest", out, options, inputs, force=force, workers=workers,
                    expected_bytes=sum(f.stat().st_size for _, f, _, _ in jobs)
-                   + sum(p.slice_bytes(limits.of(p.source)[1]) * 2 for p in parts))
+                   + sum(p.expected_bytes(*limits.of(p.source)) * 2 for p in parts))   # text: ~2x Parquet
     if run.complete:
         return run.skip()
     read = WebRead(text_field)
@@ -279,10 +292,10 @@ def _roots(values) -> dict[str, str]:
               help="A corpus to bring in: a file, a folder or a glob (quoted), or any Hub dataset as "
                    "hf://datasets/ORG/REPO[@REV]/GLOB; repeat for several. The order is the priority "
                    "of deduplication after Wikipedia.")
-@click.option("--corpus", "corpora", multiple=True, metavar="NAME[:CODE]",
+@click.option("--corpus", "corpora", multiple=True, metavar="NAME[@REV][:CODE]",
               help="A named web corpus, the part of the run's --lang fetched from the Hub: "
-                   "fineweb-2, hplt-2, madlad-400, culturax (docs/pipeline.md); :CODE names the "
-                   "corpus's own language code (fineweb-2:srp_Latn). Repeat for several.")
+                   "fineweb-2, hplt-2, madlad-400, culturax (docs/pipeline.md); @REV pins a revision, "
+                   ":CODE names the corpus's own language code (fineweb-2:srp_Latn). Repeat for several.")
 @click.option("--corpus-root", "corpus_roots", multiple=True, metavar="[NAME=]DIR",
               help="A local copy laid out as the corpus's Hub repository, read instead of the Hub.")
 @click.option("--max-tokens", multiple=True, metavar="[NAME=]N",

@@ -57,7 +57,7 @@ def manifest(data: Path) -> dict:
 
 def test_only_the_languages_training_files_verified_with_provenance_and_licence(repo, tmp_path):
     with StandInHub({REPO: repo}, page_size=4) as hub:   # small pages: the listing follows Link
-        result = pipeline(hub.env(tmp_path), tmp_path / "data", "--corpus", "fineweb-2")
+        result = pipeline(hub.env(tmp_path), tmp_path / "data", "--corpus", f"fineweb-2@{hub.commits[REPO]}")
         assert result.returncode == 0, result.stderr
         assert dict(hub.gets) == dict.fromkeys(TRAIN, 1)   # not fin_Latn, test/ nor _removed
     m = manifest(tmp_path / "data")
@@ -139,6 +139,8 @@ def test_unknown_language_and_a_corpus_without_the_language_are_one_line(repo, t
         assert "FineWeb-2 has no part for --lang et" in line and "fin_Latn" in line and "hun_Latn" in line
         line = error_line(pipeline(env, tmp_path / "d", "--corpus", "fineweb2"))
         assert "did you mean fineweb-2" in line
+        line = error_line(pipeline(env, tmp_path / "d", "--corpus", "fineweb-2@v9"))
+        assert "HuggingFaceFW/fineweb-2: no such revision" in line
         assert not hub.gets
     assert not (tmp_path / "d").exists()
 

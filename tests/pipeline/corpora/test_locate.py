@@ -22,6 +22,7 @@ def test_the_part_its_provenance_and_its_size(repo):
     sizes = [(repo / f.path).stat().st_size for f in part.files]
     assert part.bytes == sum(sizes) and part.slice_bytes(max_bytes=sizes[0] + 1) == sizes[0]
     assert part.estimated_tokens() == int(sum(sizes) * 0.3) and part.estimated_tokens(max_tokens=10) == 10
+    assert part.expected_bytes() == sum(sizes) and part.expected_bytes(max_tokens=30) == 100   # 30 / 0.3
     record = part.provenance()
     assert (record["repo"], record["from"], record["language"], record["license"]) == (
         "HuggingFaceFW/fineweb-2", "mirror", "hun_Latn", ["odc-by"])
