@@ -13,6 +13,7 @@ Usage:
     part.files, part.bytes, part.estimated_tokens(max_tokens=10**9)
     part.provenance()                                  # for manifests and cards
     part = locate_url("web", "hf://datasets/ORG/REPO/data/*.parquet", corpus_root=None)
+    ingested("data", "hu")      # what ingest wrote of each web source: provenance + its counts
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from pathlib import Path
 from huggingface_hub import DatasetCard
 
 from pipeline.core.errors import StageError
+from pipeline.core.manifest import read_manifest
+from pipeline.core.registry import stage_dir
 from pipeline.text.corpus_files import detect_format
 
 from .hub import RemoteFile, Repo, open_repo
@@ -141,3 +144,11 @@ def _card_license(repo: Repo) -> tuple[str, ...]:
         return UNKNOWN_LICENSE
     value = card.data.license
     return tuple(value) if isinstance(value, list) else (value,) if value else UNKNOWN_LICENSE
+
+
+def ingested(data_dir, lang: str) -> dict[str, dict]:
+    """{web source: its provenance and licence, and what ingest took of it (documents,
+    estimated_tokens, input_bytes, files, ...)} from a finished ingest ({} where there is none)."""
+    manifest = read_manifest(stage_dir(data_dir, lang, "ingest")) or {}
+    counts = (manifest.get("summary") or {}).get("per_source") or {}
+    return {name: {**record, **counts.get(name, {})} for name, record in (manifest.get("corpora") or {}).items()}

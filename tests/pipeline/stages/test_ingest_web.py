@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.core.errors import StageError
+from pipeline.corpora.locate import ingested
 from pipeline.corpora.metadata import read_meta
 from pipeline.corpora.tokens import estimate_tokens
 from pipeline.stages.dedup import dedup
@@ -69,6 +70,9 @@ def test_the_languages_text_with_its_own_columns_beside_it(web, tmp_path):
     record = manifest["corpora"]["fineweb-2"]
     assert (record["from"], record["language"], record["license"]) == ("mirror", "hun_Latn", ["odc-by"])
     assert summary["per_source"]["fineweb-2"]["estimated_tokens"] == sum(m["tokens"] for m in meta)
+    took = ingested(data, "hu")["fineweb-2"]      # what a recipe reads back: provenance and counts
+    assert (took["documents"], took["estimated_tokens"], took["license"]) == (
+        212, sum(m["tokens"] for m in meta), ["odc-by"])
     # the manifest lists the metadata files beside the parts, so a rerun checks they are there
     outputs = {o["path"] for o in manifest["outputs"]}
     assert {p.name for p in parts(data)} | {p.name for p in (data / "hu/ingested").glob("*.meta.parquet")} == outputs
