@@ -30,6 +30,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx2  # huggingface_hub's HTTP client (its dependency): a connection it gave up on
 import huggingface_hub
 from huggingface_hub import constants, errors
 from huggingface_hub import utils as hf_utils
@@ -244,6 +245,10 @@ def hub_errors(repo: str):
                          f"{OFFLINE_HINT}") from None
     except errors.HfHubHTTPError as exc:
         raise StageError(f"{repo}: the Hub answered {_first_line(exc)}: try again later") from None
+    except httpx2.TransportError as exc:   # huggingface_hub retried and resumed it, then gave up
+        raise StageError(f"{repo}: the connection to the Hub ({constants.ENDPOINT}) broke and did not "
+                         f"come back ({_first_line(exc)}): check the network and rerun; the files "
+                         "fetched so far are kept") from None
 
 
 def _first_line(exc: BaseException) -> str:

@@ -14,7 +14,8 @@ Every file but README.md and .gitattributes is served as an LFS file, as the Hub
 
 Faults a test asks for: `corrupt[path] = n` serves the file's first n GETs with one byte
 flipped (the same length); `hold(path)` sends half of the file's next GET, then waits until
-`release()` (a client killed meanwhile sees a cut download); `gated` repos answer 401 GatedRepo.
+`release()` (a client killed meanwhile sees a cut download); `cut[path] = n` sends half of the
+file's next n GETs and drops the connection; `gated` repos answer 401 GatedRepo.
 `gets[path]` counts the GETs of each file.
 
 Usage:
@@ -53,6 +54,7 @@ class StandInHub:
                         for repo, files in self.files.items()}
         self.gets: Counter = Counter()
         self.corrupt: Counter = Counter()
+        self.cut: Counter = Counter()
         self._hold: str | None = None
         self.held, self._release = threading.Event(), threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -204,13 +206,14 @@ def _handler(hub: StandInHub):
             if rng.startswith("bytes=") and rng[6:].split("-")[0]:
                 start = int(rng[6:].split("-")[0])
                 headers["Content-Range"] = f"bytes {start}-{len(data) - 1}/{len(data)}"
-            if hub._hold == path:
-                self._send_cut(206 if start else 200, data[start:], headers)
+            if hub._hold == path or hub.cut[path] > 0:
+                self._send_cut(path, 206 if start else 200, data[start:], headers)
                 return
             self._send(206 if start else 200, data[start:], headers)
 
-        def _send_cut(self, status: int, body: bytes, headers: dict) -> None:
-            """Half of the body, then wait (the client is killed meanwhile, or released)."""
+        def _send_cut(self, path: str, status: int, body: bytes, headers: dict) -> None:
+            """Half of the body, then the connection dropped (`cut`) or a wait (the client is
+            killed meanwhile, or released)."""
             self.send_response(status)
             for k, v in headers.items():
                 self.send_header(k, v)
@@ -218,6 +221,11 @@ def _handler(hub: StandInHub):
             self.end_headers()
             self.wfile.write(body[: len(body) // 2])
             self.wfile.flush()
+            if hub.cut[path] > 0:
+                hub.cut[path] -= 1
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
             hub.held.set()
             hub._release.wait(timeout=60)
             try:

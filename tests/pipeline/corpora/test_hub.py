@@ -110,6 +110,7 @@ def test_a_bad_checksum_is_fetched_once_more_then_one_line(repo, tmp_path):
     assert not [b for b in blobs.iterdir() if b.name == hub.files[REPO][TRAIN[2]]["sha256"]]
 
 
+@pytest.mark.slow
 def test_offline_not_cached_is_one_line_first_and_cached_runs_without_the_hub(repo, tmp_path):
     with StandInHub({REPO: repo}) as hub:
         offline = hub.env(tmp_path, offline=True)
@@ -143,6 +144,18 @@ def test_unknown_language_and_a_corpus_without_the_language_are_one_line(repo, t
         assert "HuggingFaceFW/fineweb-2: no such revision" in line
         assert not hub.gets
     assert not (tmp_path / "d").exists()
+
+
+@pytest.mark.slow
+def test_a_connection_that_keeps_breaking_is_one_line_and_a_break_is_resumed(repo, tmp_path):
+    with StandInHub({REPO: repo}) as hub:
+        hub.cut[TRAIN[0]] = 1                 # one break: huggingface_hub resumes it (a Range request)
+        result = pipeline(hub.env(tmp_path / "once"), tmp_path / "once/data", "--corpus", "fineweb-2")
+        assert result.returncode == 0, result.stderr
+        assert hub.gets[TRAIN[0]] == 2 and manifest(tmp_path / "once/data")["summary"]["documents"] == 120
+        hub.cut[TRAIN[1]] = 99                # it breaks every time
+        line = error_line(pipeline(hub.env(tmp_path / "always"), tmp_path / "always/data", "--corpus", "fineweb-2"))
+    assert "the connection to the Hub" in line and "the files fetched so far are kept" in line
 
 
 def test_gated_repository_is_one_line(repo, tmp_path):
