@@ -221,6 +221,10 @@ def ingest(data_dir="data", lang="hu", workers=None, output=None, force=False, s
         from pipeline.corpora import plan as web
         # every web source located (and offline, found cached) before anything is written
         parts = web.web_parts(lang, corpora, urls, roots, text_field, fmt, limits)
+    named_limits = {*limits.tokens, *limits.gb} - {""} - {p.source for p in parts}
+    if named_limits or (not parts and (limits.tokens or limits.gb or min_language_score is not None)):
+        raise StageError(f"--max-tokens, --max-gb and --min-language-score are for web sources (--corpus, "
+                         f"--source NAME=hf://...){': not ' + ', '.join(sorted(named_limits)) if named_limits else ''}")
     jobs = plan(local, fmt, text_field)
     out = resolve_output(data_dir, lang, "ingest", output)
     names = [*local, *(p.source for p in parts)]

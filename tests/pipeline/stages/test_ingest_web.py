@@ -131,6 +131,8 @@ def test_madlad_layout_bcp47_codes_and_a_corpus_without_scores(tmp_path):
     ({"corpora": ["fineweb-2"], "max_tokens": ["0"]}, "--max-tokens 0: a number above 0"),
     ({"sources": {"web": "hf://datasets/only-a-name"}}, "hf://datasets/ORG/REPO/GLOB"),
     ({"corpora": ["fineweb-2:xyz_Latn"]}, "no part for --corpus fineweb-2:xyz_Latn; its nearest"),
+    ({"corpora": ["fineweb-2"], "max_gb": ["web=1"]}, "are for web sources .* not web"),
+    ({"sources": {"web": "local.txt"}, "min_language_score": 0.5}, "are for web sources"),
 ])
 def test_bad_input_is_one_line_and_nothing_written(web, tmp_path, kwargs, message):
     repo, _planted = web
