@@ -6,6 +6,7 @@ Usage:
     pipeline --lang uk run --dump ukwiki.xml.xz --vocab-size 16000 --encode 128/20
     pipeline --lang hu run --dump huwiki.xml.bz2 --source web=cc100-hu.txt.xz --weight web=0.5
     pipeline --lang hu run --source web=cc100-hu.txt.xz     # no dump: a corpus without Wikipedia
+    pipeline --lang hu run --dump huwiki.xml.bz2 --source web='hf://datasets/HuggingFaceFW/fineweb-2/data/hun_Latn/train/*.parquet'
 
 With --source, ingest and dedup run too (Wikipedia and every source deduplicated together,
 pipeline/stages/dedup.py) and split reads the deduplicated mix; without --dump nothing is
@@ -39,6 +40,7 @@ from pipeline.core.manifest import read_manifest
 from pipeline.core.os_errors import reported
 from pipeline.core.registry import joint_dir, pipeline_stages, stage_dir
 from pipeline.core.sources import parse_pairs, parse_weights
+from pipeline.corpora.options import is_hub
 from pipeline.encoding.hdf5_format import DUPE_FACTOR
 from pipeline.text.wikipedias import LIST_FILE, close_codes, is_wikipedia
 from vocab.kinds import MODEL_TYPES
@@ -130,6 +132,10 @@ def command(ctx, dumps, date, allow_unknown_lang, vocab_size, model_type, own_vo
     group = ctx.parent.command
     started = time.time()
     named = parse_pairs(sources, "--source")
+    hub = {n: v for n, v in named.items() if is_hub(v)}
+    if hub:   # a Hub source offline and not cached, gated or missing: one line before any stage
+        from pipeline.corpora.plan import web_parts  # huggingface_hub loads for Hub sources only
+        web_parts(ctx.obj.lang, [], hub, {}, text_field, {})
     unknown = sorted(set(parse_weights(weights)) - set(named) - {"wikipedia"})
     if unknown:
         raise click.UsageError(f"--weight {', '.join(unknown)}: not a --source of this run")

@@ -52,7 +52,7 @@ def same_wiki(code: str, dbname: str) -> bool:
 
 
 
-def _edits(a: str, b: str) -> int:
+def edit_distance(a: str, b: str) -> int:
     """Levenshtein distance (codes are short)."""
     row = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
@@ -66,7 +66,7 @@ def close_codes(code: str, n: int = 1) -> list[str]:
     """The Wikipedia codes nearest to `code` (a typo's likely meaning), closest first: one edit
     away (same first letter, then one a prefix of the other, then the same length first), else difflib's nearest."""
     key, codes = _key(code), sorted(_table())
-    near = sorted((c for c in codes if _edits(key, c) <= 1),
+    near = sorted((c for c in codes if edit_distance(key, c) <= 1),
                   key=lambda c: (c[:1] != key[:1], not (key.startswith(c) or c.startswith(key)),
                                  abs(len(c) - len(key)), c))
     return near[:n] or difflib.get_close_matches(key, codes, n=n, cutoff=0.5)

@@ -1,6 +1,7 @@
 """The README.md model card that export writes beside the model, as the Hugging Face Hub expects:
 metadata (language, library, pipeline tag), what the model was trained on and for how long, its
-last losses, how to load it, and the attribution that Wikipedia's CC BY-SA text requires.
+last losses, how to load it, and the attribution that Wikipedia's CC BY-SA text requires (and the
+terms of the web corpora beside it: ingested/manifest.json's record of them).
 
 A run of sequence-length phases (--phases) lists them (rows, steps, batch, masking, peak learning
 rate, RoPE θ, data). A run on several languages (--input_dir LANG=DIR) lists them: each one's dump, tokens, share of
@@ -160,6 +161,28 @@ def corpus_facts(input_dir: str | None) -> dict:
     return facts
 
 
+def web_corpora(folders) -> dict:
+    """The web corpora in the run's data: ingest's record ("corpora" in ingested/manifest.json
+    beside each HDF5 input) of those sources the encoded data holds (its manifest's "sources")."""
+    out = {}
+    for folder in (folders.values() if isinstance(folders, dict) else [folders] if folders else []):
+        encoded = _json(Path(folder) / "manifest.json").get("sources")
+        for name, record in (_json(Path(folder).parent / "ingested" / "manifest.json").get("corpora") or {}).items():
+            if encoded is None or name in encoded:
+                out[name] = record
+    return out
+
+
+def web_attribution(web: dict) -> str:
+    """The card's paragraph on the web text beside Wikipedia: each corpus, its part, its terms."""
+    if not web:
+        return ""
+    lines = "".join(f"- {c.get('title')} ({c.get('repo')}, {c.get('url')}), its `{c.get('language') or 'whole'}` "
+                    f"part at revision `{str(c.get('revision'))[:12]}`: {c.get('license_text')}.\n"
+                    for c in web.values())
+    return f"\nBeside Wikipedia, the training text holds web corpora, under their own terms:\n\n{lines}"
+
+
 def _n(value) -> str:
     return f"{value:,}" if isinstance(value, int) else "unknown"
 
@@ -265,6 +288,8 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
             k: _total(list(corpora.values()), k) for k in ("documents", "tokens", "instances")},
         "dump": "; ".join(f"{c}: {f['dump']} (date {f['dump_date']})" for c, f in corpora.items()),
         "dump_date": None}
+    web = web_corpora(folders)
+    web_datasets = "".join(f"- {c.get('repo')}\n" for c in web.values())   # the YAML's datasets
     train, ev = _last_records(run_dir)
     phases = phases_section(plan, _records(run_dir), meta.get("step")) if plan else ""
     lang = corpus["lang"]
@@ -310,7 +335,7 @@ tags:
 - wiki2bert
 datasets:
 - wikipedia
----
+{web_datasets}---
 
 # {arch} for `{lang}`, pretrained on Wikipedia with wiki2bert
 
@@ -348,4 +373,4 @@ The training text is from Wikipedia, written by Wikipedia contributors
 ({site}), and licensed under the Creative Commons Attribution-ShareAlike
 4.0 license ({CC_BY_SA}). Credit them when you share this model or text generated with it;
 choose this model's own license (add `license:` above) with that in mind.
-"""
+{web_attribution(web)}"""

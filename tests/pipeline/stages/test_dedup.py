@@ -13,23 +13,10 @@ from click.testing import CliRunner
 
 from pipeline.cli import cli
 from pipeline.stages.dedup import dedup
-from pipeline.stages.download import download
-from pipeline.stages.extract import extract
-from pipeline.stages.format import format_corpus
 from pipeline.stages.ingest import ingest
 from pipeline.stages.split import split
 from pipeline.text.documents import documents, read_utf8
 from tests.helpers.web_corpus import planted_corpus, write_corpus
-
-
-@pytest.fixture(scope="module")
-def wiki(sample_dump, tmp_path_factory) -> Path:
-    """DATA_DIR with the sample's formatted/ (download, extract, format)."""
-    data = tmp_path_factory.mktemp("wiki") / "data"
-    download(data_dir=data, lang="hu", dump=sample_dump)
-    extract(data_dir=data, lang="hu", workers=1)
-    format_corpus(data_dir=data, lang="hu", workers=1)
-    return data
 
 
 @pytest.fixture(scope="module")

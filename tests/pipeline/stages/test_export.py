@@ -197,3 +197,29 @@ def test_own_corpora_carry_their_source(corpus, tmp_path):
     web_rows = [r for r in rows if r["source"] == "web"]
     assert web_rows and all(r["id"].startswith("web:") and r["title"] is None for r in web_rows)
     assert any(r["source"] == "wikipedia" and r["title"] for r in rows)
+
+
+def test_a_web_corpus_licence_and_provenance_go_into_the_card(corpus, tmp_path):
+    from pipeline.stages.dedup import dedup
+    from pipeline.stages.filter import filter_documents
+    from pipeline.stages.ingest import ingest
+    from pipeline.stages.shard import shard
+    from pipeline.stages.split import split
+    from pipeline.text.documents import documents, read_utf8
+    from tests.helpers.hub_corpus import fineweb2_repo
+
+    data = tmp_path / "data"
+    shutil.copytree(corpus, data)
+    web = Path(__file__).resolve().parents[2] / "fixtures" / "formatted_hu" / "AA_wiki_00.txt"
+    repo = fineweb2_repo(tmp_path / "fineweb-2", {"hun_Latn": list(documents(read_utf8(web)))}, files=2)
+    ingest(data_dir=data, lang="hu", workers=1, corpora=["fineweb-2"], corpus_roots={"": repo})
+    dedup(data_dir=data, lang="hu", workers=1)
+    split(data_dir=data, lang="hu", workers=1, force=True)
+    filter_documents(data_dir=data, lang="hu", workers=1, force=True)
+    shard(data_dir=data, lang="hu", workers=1, num_shards=3, force=True)
+    export(data_dir=data, lang="hu", workers=1, force=True)
+    card = (data / "hu/export/parquet/README.md").read_text(encoding="utf-8")
+    from huggingface_hub import DatasetCard
+    assert DatasetCard.load(data / "hu/export/parquet/README.md").data.license == ["cc-by-sa-4.0", "odc-by"]
+    assert ("- Web corpus `fineweb-2`: FineWeb-2 (HuggingFaceFW/fineweb-2 at `local copy`, its `hun_Latn` "
+            "part, 2 files, https://huggingface.co/datasets/HuggingFaceFW/fineweb-2), under ODC-By 1.0") in card

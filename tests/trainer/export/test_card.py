@@ -189,3 +189,26 @@ def test_the_card_names_a_local_start_by_its_folder_and_a_hub_name_as_it_is(tmp_
     write(ckpt / "meta.json", {"step": 10, "phase": 1})
     card = small_card(run, ckpt, tmp_path, 1, "bert")
     assert "continued from `hubert-base`" in card and str(tmp_path) not in card
+
+
+def test_the_web_corpora_in_the_data_are_named_with_their_terms(tmp_path):
+    from pipeline.stages.ingest import ingest
+    from tests.helpers.hub_corpus import fineweb2_repo
+
+    repo = fineweb2_repo(tmp_path / "fineweb-2", {"hun_Latn": [[f"A(z) {i}. oldal szövege."] for i in range(9)]})
+    ingest(data_dir=tmp_path / "data", lang="hu", workers=1, corpora=["fineweb-2"], corpus_roots={"": repo})
+    hdf5 = tmp_path / "data" / "hu" / "hdf5_lower_case_0_seq_len_128_max_pred_20_x"
+    (hdf5 / "huwiki").mkdir(parents=True)
+    encoded = {"summary": {"documents": 49, "tokens": 9000, "training_instances": 90},
+               "sources": {"wikipedia": {"training_documents": 40}, "fineweb-2": {"training_documents": 9}}}
+    write(hdf5 / "manifest.json", encoded)
+    run, ckpt = tmp_path / "run", tmp_path / "run" / "checkpoints" / "ckpt_00000010"
+    write(run / "hparams.json", {"input_dir": str(hdf5), "max_steps": 10, "phase": 1})
+    write(ckpt / "meta.json", {"step": 10, "phase": 1})
+    card = small_card(run, ckpt, tmp_path, 1000, "bert")
+    assert "datasets:\n- wikipedia\n- HuggingFaceFW/fineweb-2\n---" in card
+    assert ("- FineWeb-2 (HuggingFaceFW/fineweb-2, https://huggingface.co/datasets/HuggingFaceFW/fineweb-2), "
+            "its `hun_Latn` part at revision `local copy`: ODC-By 1.0") in card
+    # data encoded without the web source: the card does not claim it
+    write(hdf5 / "manifest.json", {**encoded, "sources": {"wikipedia": {"training_documents": 40}}})
+    assert "fineweb-2" not in small_card(run, ckpt, tmp_path, 1000, "bert")
