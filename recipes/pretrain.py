@@ -71,15 +71,18 @@ from recipes.pretrain_commands import (
     MODELS,
     PACKED,
     TEXT_STAGES,
+    context_command,
     encode,
     forced,
+    heldout_command,
     later_stages,
     pipeline,
     run_batch,
     text_stage,
     train_command,
 )
-from recipes.pretrain_plan import dry_run, step_size
+from recipes.pretrain_dry_run import dry_run
+from recipes.pretrain_plan import step_size
 from recipes.vocab_rule import (
     MODEL_TYPE,
     body_parameters,
@@ -186,7 +189,7 @@ def heldout_step(hf: Path, hdf5: Path, out: Path, step: int, device: str) -> dic
         say(f"held-out accuracy of step {step}, measured before: {known['line']}")
         return known
     with timed("held-out accuracy"):
-        say(f"$ python scripts/heldout_mlm.py {hf} {hdf5} --device {device}")
+        say(f"$ {shown(heldout_command(hf, hdf5, device))}")
         try:
             result = heldout_accuracy(hf, hdf5, device=device)
         except NothingHeldOut as exc:
@@ -204,7 +207,7 @@ def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
     from trainer.evaluation.context import context_line  # the last step's: torch when called
 
     with timed("context evaluation"):
-        say(f"$ python -m trainer.evaluation --model {hf} --input_dir {hdf5} --device {device}")
+        say(f"$ {shown(context_command(hf, hdf5, device))}")
         line = context_line(run(hf, hdf5, device=device))
         say(line)
     return f"== does it read the long context? {line}"

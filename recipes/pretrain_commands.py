@@ -4,6 +4,7 @@
     pipeline(a, "shard")                 # [python, -m, pipeline, --data-dir, D, --lang, L, shard]
     encode(a, 128, 40)                   # the packed encode of the recipe
     cmd, env = train_command(a, "cuda", 1, model_file, vocab, hdf5, out, tokens=131072)
+    heldout_command(hf, hdf5, "cuda")    # and export_command, fill_mask_command, context_command
 """
 from __future__ import annotations
 
@@ -73,3 +74,20 @@ def train_command(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf
         cmd += ["--device", "cpu", "--precision", "fp32", "--no-tensorboard"]
         env["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // ranks))
     return cmd, env
+
+
+def export_command(out: Path, hf: Path) -> list:
+    return [sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf]
+
+
+def heldout_command(hf: Path, hdf5: Path, device: str) -> list:
+    """What the held-out step says it runs (it runs recipes/heldout_mlm.py in this process)."""
+    return [sys.executable, "scripts/heldout_mlm.py", hf, hdf5, "--device", device]
+
+
+def fill_mask_command(hf: Path, sentences: list, device: str) -> list:
+    return [sys.executable, "scripts/fill_mask.py", hf, *sentences, "--device", device]
+
+
+def context_command(hf: Path, hdf5: Path, device: str) -> list:
+    return [sys.executable, "-m", "trainer.evaluation", "--model", hf, "--input_dir", hdf5, "--device", device]

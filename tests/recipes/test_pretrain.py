@@ -44,6 +44,18 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
     page = (tmp_path / "data" / "hu" / "report.html").read_text(encoding="utf-8")
     assert str(run) in page.split('<section id="training"')[1]
 
+    # the dry run prints the commands exactly as the run ran them (issue 60: --device was missing)
+    dry = pretrain(*args, "--dry-run")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    planned = [line for line in dry.stdout.splitlines() if line.startswith("$ ")]
+    fill = f"$ python scripts/fill_mask.py {tmp_path / 'runs' / 'hu_modern' / 'hf'} "
+    for ran in (line for line in out.splitlines() if line.startswith("$ ")):
+        if ran.startswith(fill):   # the sentences are the run's own
+            assert ran.endswith(" --device cpu") and \
+                fill + "<3 held-out sentences, a word hidden in each> --device cpu" in planned
+        else:
+            assert ran in planned, ran
+
     again = pretrain(*args)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "training: already finished" in again.stdout and "trainer.launch" not in again.stdout
