@@ -1,10 +1,10 @@
 """One command from a Wikipedia dump to an evaluated model: `make pretrain LANG=xx DUMP=path BUDGET=30m`.
 
 Usage:
-    python scripts/pretrain.py --lang uk --dump ../shared/data/ukwiki.xml.xz --budget 30m
-    python scripts/pretrain.py --lang hu --dump data/sample/huwiki-sample.xml.bz2 --budget 1m
-    python scripts/pretrain.py --lang uk --budget 2h --device cuda     # downloads the latest dump
-    python -m recipes.pretrain ...    # the same (installed: wiki2bert-pretrain ...; make pretrain runs it)
+    python -m recipes.pretrain --lang uk --dump ../shared/data/ukwiki.xml.xz --budget 30m
+    python -m recipes.pretrain --lang hu --dump data/sample/huwiki-sample.xml.bz2 --budget 1m
+    python -m recipes.pretrain --lang uk --budget 2h --device cuda     # downloads the latest dump
+    python scripts/pretrain.py ...    # the same (installed: wiki2bert-pretrain ...; make pretrain runs it)
 
 What it runs, each printed before it runs (every step resumes or skips finished work):
   1. the pipeline to the filtered corpus (`pipeline download --dump`, extract, format, split, filter);
@@ -66,7 +66,13 @@ from recipes.heldout_mlm import (  # torch when called
     verdict_lines,
 )
 from recipes.long_recipe import LONG, write_phases
-from recipes.pretrain_advice import input_problem, long_budget_warning, probe_estimate, rerun_command
+from recipes.pretrain_advice import (
+    input_problem,
+    long_budget_warning,
+    probe_estimate,
+    rerun_command,
+    typed_command,
+)
 from recipes.pretrain_commands import (
     MODELS,
     PACKED,
@@ -252,9 +258,12 @@ def probe(a, device: str, hf: Path, out: Path) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    p = HintingParser(prog="python scripts/pretrain.py", description=__doc__.split("\n\n")[0],
+    p = HintingParser(prog=typed_command(), description=__doc__.split("\n\n")[0],
                       formatter_class=ArgumentDefaultsHelpFormatter)
     p.add_argument("--lang", required=True, help="the wiki's language code (hu, uk, zh-min-nan, ...)")
+    p.add_argument("--allow-unknown-lang", action="store_true",
+                   help="take --lang as it is, for a wiki that is not on pipeline/text/wikipedias.txt "
+                        "(`pipeline download --allow-unknown-lang`)")
     p.add_argument("--dump", type=Path, help="a local dump (.xml/.bz2/.xz/.gz); default: download the latest")
     p.add_argument("--budget", default="30m", help="training time: --train_budget (90s, 30m, 2h, 1d)")
     p.add_argument("--data-dir", type=Path, default=Path("data"), help="the pipeline's DATA_DIR")

@@ -35,7 +35,9 @@ def pipeline(a, *args) -> list:
 
 
 def text_stage(a, stage: str) -> list:
-    return pipeline(a, stage, *(["--dump", a.dump] if a.dump and stage == "download" else []), *forced(a))
+    first = stage == "download"
+    return pipeline(a, stage, *(["--dump", a.dump] if a.dump and first else []),
+                    *(["--allow-unknown-lang"] if a.allow_unknown_lang and first else []), *forced(a))
 
 
 def encode(a, max_seq: int, max_pred: int) -> list:

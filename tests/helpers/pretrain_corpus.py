@@ -24,7 +24,7 @@ def encoded_tokens(dump: Path, lang: str, data_dir: Path, device: str = "cpu") -
     """The tokens `pipeline encode` counts for `dump` with make pretrain's settings on `device`
     (its model's vocab rule, its packed rows)."""
     a = argparse.Namespace(lang=lang, dump=dump, data_dir=data_dir, workers=1, force=False,
-                           model_type=MODEL_TYPE)
+                           model_type=MODEL_TYPE, allow_unknown_lang=False)
     for stage in TEXT_STAGES:
         run_pipeline(text_stage(a, stage))
     model = json.loads(MODELS[device].read_text(encoding="utf-8"))

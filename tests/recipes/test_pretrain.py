@@ -11,9 +11,9 @@ import pytest
 
 import recipes.pretrain as script
 from common.heldout_file import HELDOUT
+from common.make_vars import VIA_MAKE_ENV
 from pipeline.core.runner import FORCE_HINT_ENV
 from recipes.commands import StepFailed
-from recipes.pretrain_advice import VIA_MAKE_ENV
 from recipes.vocab_rule import body_parameters, embedding_warning, suggest_vocab_size
 from tests.helpers.pretrain_cli import pretrain
 
@@ -129,8 +129,8 @@ def test_the_long_closing_line_holds_the_context_gain(monkeypatch, tmp_path):
 def test_a_misspelled_flag_names_the_one_meant():
     res = pretrain("--lang", "hu", "--bugdet", "10m")
     assert res.returncode == 2 and res.stderr.strip().splitlines() == [
-        "Error: unrecognized arguments: --bugdet 10m; did you mean --budget? (see python "
-        "scripts/pretrain.py --help)"]
+        "Error: unrecognized arguments: --bugdet 10m; did you mean --budget? (see python -m "
+        "recipes.pretrain --help)"]   # the command as it was started (issue 60: not scripts/pretrain.py)
 
 
 def test_a_wrong_lang_is_one_line_with_no_rerun_advice(sample_dump):
