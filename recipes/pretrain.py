@@ -52,6 +52,7 @@ from pathlib import Path
 
 from common.flags import HintingParser
 from common.heldout_file import HELDOUT, read_heldout
+from common.numbers import plural
 from pipeline.core.runner import FORCE_HINT_ENV
 from pipeline.encoding.hdf5_format import output_folder_name
 from pipeline.text.language_settings import word_segmenter
@@ -342,7 +343,7 @@ def main(argv=None) -> int:
                                               tokenizer_suffix=spec.folder_suffix())
                 for max_seq, max_pred in rows]
         lengths = " -> ".join(f"{max_seq:,}" for max_seq, _ in rows)
-        say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}"
+        say(f"== [3/5] training on {device} ({plural(ranks, 'rank')}), budget {a.budget}"
             + (f", phases of {lengths} tokens" if a.long else ""))
         train(a, device, ranks, run_model, lang_dir / "vocab", hdf5, out)
         say("== [4/5] export, held-out accuracy, fill-mask")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from common.budget import BudgetError, parse_budget
 from common.make_vars import MAKE_VARS, as_typed, make_target
+from common.numbers import plural
 from pipeline.core.errors import StageError
 from pipeline.core.registry import validate_lang
 from pipeline.stages.download import check_wiki
@@ -111,7 +112,7 @@ def probe_estimate(run_dir: Path, train_sentences: int, device: str) -> str:
     runs = 2 * len(SEEDS.split(","))
     minutes = runs * rows * EPOCHS / rows_per_sec / 60   # a rough figure: said in whole minutes or hours
     return (f"about {minutes / 60:.1f} hours" if minutes >= 90 else
-            f"about {max(1, round(minutes))} minute{'s' if round(minutes) > 1 else ''}")
+            f"about {plural(max(1, round(minutes)), 'minute')}")
 
 
 def pace_by_seq_len(log: Path) -> dict:

@@ -100,7 +100,7 @@ def test_the_dry_run_on_cpu_keeps_the_batch_in_rows(sample_dump, tmp_path):
 @pytest.mark.parametrize("extra, said", [
     (["--gpu-memory", "80"], "Error: --gpu-memory plans for a card in a --dry-run with --device cuda"),
     (["--dry-run", "--device", "cuda", "--gpu-memory", "2", "--long"],
-     "Error: --device cuda: a micro-batch of one 8,192-token row does not fit a 2 GiB card"),
+     "Error: --device cuda: a micro-batch of one 8,192-token row does not fit a card of 2 GiB"),
     (["--dry-run", "--device", "cuda", "--gpu-memory", "80", "--tokens-per-step", "100000"],
      "Error: --tokens-per-step 100,000 is not a multiple of a row a rank (128-token rows on 1 rank: 128 tokens): "
      "give 99,968 or 100,096"),
