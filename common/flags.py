@@ -5,6 +5,7 @@
     close_flag(parser, "argument --task: invalid choice: 'nerr' (choose from 'ner', 'pos')")
     # "; did you mean --task ner?"
     p = HintingParser(prog="python -m recipes.pretrain")   # argparse's error as one line + the hint
+    started_as("recipes.demo", "wiki2bert-demo")   # "python scripts/demo.py" where that started it
 
 The trainer's parser (trainer/config/flags.py), fine-tuning's (trainer/finetune/cli.py) and the
 recipes' (recipes/pretrain.py, recipes/demo.py) answer the same way; the pipeline's click
@@ -16,6 +17,7 @@ import argparse
 import difflib
 import re
 import sys
+from pathlib import Path
 
 
 def close_flag(parser: argparse.ArgumentParser, message: str) -> str:
@@ -42,3 +44,16 @@ class HintingParser(argparse.ArgumentParser):
     def error(self, message):
         print(f"Error: {message}{close_flag(self, message)} (see {self.prog} --help)", file=sys.stderr)
         sys.exit(2)
+
+
+def started_as(module: str, console: str = "") -> str:
+    """This command as the user started it, for its usage line and its advice: a checkout's thin
+    entry `python scripts/NAME.py`, the installed `console` script, else `python -m MODULE`
+    (what make runs)."""
+    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
+    name = module.rsplit(".", 1)[-1]
+    if console and started.name == console:
+        return console
+    if started.name == f"{name}.py" and started.parent.name == "scripts":
+        return f"python scripts/{name}.py"
+    return f"python -m {module}"

@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import sys
 from pathlib import Path
 
 from common.budget import BudgetError, parse_budget
+from common.flags import started_as
 from common.make_vars import MAKE_VARS, as_typed, make_target
 from common.numbers import plural
 from pipeline.core.errors import StageError
@@ -40,14 +40,9 @@ def via_make() -> bool:
 
 
 def typed_command() -> str:
-    """This command as the user started it: `python scripts/pretrain.py`, the installed
-    `wiki2bert-pretrain`, else `python -m recipes.pretrain` (make pretrain runs that)."""
-    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
-    if started.name == "wiki2bert-pretrain":
-        return started.name
-    if started.name == "pretrain.py" and started.parent.name == "scripts":
-        return "python scripts/pretrain.py"
-    return "python -m recipes.pretrain"
+    """This command as the user started it (common/flags.py: python -m recipes.pretrain, python
+    scripts/pretrain.py, wiki2bert-pretrain)."""
+    return started_as("recipes.pretrain", "wiki2bert-pretrain")
 
 
 def rerun_command(argv: list[str], force: bool = False) -> str:
