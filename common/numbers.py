@@ -5,6 +5,7 @@ three say the same number.
     signed(0.0003)          # "+0.0003", not "+0.000": the context gain's sign must show
     signed(-0.00004)        # "-0.00004"
     signed(0.02, digits=4)  # "+0.0200": the console's lines, whose accuracies have 4
+    plural(1, "column")     # "1 column"; plural(12345, "row") "12,345 rows"; plural(2, "copy", "copies")
     baseline_text(heldout)  # "0.214 against 0.061 for the unigram baseline (always 'the'): 3.5x ..."
 """
 from __future__ import annotations
@@ -22,6 +23,12 @@ def signed(value: float, digits: int = 3) -> str:
         digits += 1
         text = f"{value:+.{digits}f}"
     return text
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """`n` with its thousands separated and `word` in the number `n` asks for ("1 rank", "2 ranks"),
+    `words` where the plural is not word + "s"."""
+    return f"{n:,} {word if n == 1 else words or word + 's'}"
 
 
 def baseline_text(r: dict) -> str:

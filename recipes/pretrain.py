@@ -1,10 +1,10 @@
 """One command from a Wikipedia dump to an evaluated model: `make pretrain LANG=xx DUMP=path BUDGET=30m`.
 
 Usage:
-    python scripts/pretrain.py --lang uk --dump ../shared/data/ukwiki.xml.xz --budget 30m
-    python scripts/pretrain.py --lang hu --dump data/sample/huwiki-sample.xml.bz2 --budget 1m
-    python scripts/pretrain.py --lang uk --budget 2h --device cuda     # downloads the latest dump
-    python -m recipes.pretrain ...    # the same (installed: wiki2bert-pretrain ...; make pretrain runs it)
+    python -m recipes.pretrain --lang uk --dump ../shared/data/ukwiki.xml.xz --budget 30m
+    python -m recipes.pretrain --lang hu --dump data/sample/huwiki-sample.xml.bz2 --budget 1m
+    python -m recipes.pretrain --lang uk --budget 2h --device cuda     # downloads the latest dump
+    python scripts/pretrain.py ...    # the same (installed: wiki2bert-pretrain ...; make pretrain runs it)
 
 What it runs, each printed before it runs (every step resumes or skips finished work):
   1. the pipeline to the filtered corpus (`pipeline download --dump`, extract, format, split, filter);
@@ -53,6 +53,7 @@ from pathlib import Path
 from common.budget import budget_words, parse_budget
 from common.flags import HintingParser
 from common.heldout_file import HELDOUT, read_heldout
+from common.numbers import plural
 from pipeline.core.runner import FORCE_HINT_ENV
 from pipeline.encoding.hdf5_format import output_folder_name
 from pipeline.text.language_settings import word_segmenter
@@ -67,20 +68,30 @@ from recipes.heldout_mlm import (  # torch when called
     verdict_lines,
 )
 from recipes.long_recipe import LONG, write_phases
-from recipes.pretrain_advice import input_problem, long_budget_warning, probe_estimate, rerun_command
+from recipes.pretrain_advice import (
+    input_problem,
+    long_budget_warning,
+    probe_estimate,
+    rerun_command,
+    typed_command,
+)
 from recipes.pretrain_commands import (
     MODELS,
     PACKED,
+    RUN_MODEL,
     TEXT_STAGES,
+    context_command,
     encode,
     forced,
+    heldout_command,
     later_stages,
     pipeline,
     run_batch,
     text_stage,
     train_command,
 )
-from recipes.pretrain_plan import dry_run, step_size
+from recipes.pretrain_dry_run import dry_run
+from recipes.pretrain_plan import step_size
 from recipes.vocab_rule import (
     MODEL_TYPE,
     body_parameters,
@@ -95,7 +106,6 @@ from trainer.start.extension import BUDGET_SAME
 from vocab.kinds import MODEL_TYPES, load_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]  # the repo root: the commands run there
-RUN_MODEL = "recipe_model.json"
 
 
 def pick_device(asked: str) -> tuple[str, int]:
@@ -221,7 +231,7 @@ def heldout_step(hf: Path, hdf5: Path, out: Path, step: int, device: str) -> dic
         say(f"held-out accuracy of step {step}, measured before: {known['line']}")
         return known
     with timed("held-out accuracy"):
-        say(f"$ python scripts/heldout_mlm.py {hf} {hdf5} --device {device}")
+        say(f"$ {shown(heldout_command(hf, hdf5, device))}")
         try:
             result = heldout_accuracy(hf, hdf5, device=device)
         except NothingHeldOut as exc:
@@ -239,7 +249,7 @@ def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
     from trainer.evaluation.context import context_line  # the last step's: torch when called
 
     with timed("context evaluation"):
-        say(f"$ python -m trainer.evaluation --model {hf} --input_dir {hdf5} --device {device}")
+        say(f"$ {shown(context_command(hf, hdf5, device))}")
         line = context_line(run(hf, hdf5, device=device))
         say(line)
     return f"== does it read the long context? {line}"
@@ -284,9 +294,12 @@ def probe(a, device: str, hf: Path, out: Path) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    p = HintingParser(prog="python scripts/pretrain.py", description=__doc__.split("\n\n")[0],
+    p = HintingParser(prog=typed_command(), description=__doc__.split("\n\n")[0],
                       formatter_class=ArgumentDefaultsHelpFormatter)
     p.add_argument("--lang", required=True, help="the wiki's language code (hu, uk, zh-min-nan, ...)")
+    p.add_argument("--allow-unknown-lang", action="store_true",
+                   help="take --lang as it is, for a wiki that is not on pipeline/text/wikipedias.txt "
+                        "(`pipeline download --allow-unknown-lang`)")
     p.add_argument("--dump", type=Path, help="a local dump (.xml/.bz2/.xz/.gz); default: download the latest")
     p.add_argument("--budget", default="30m", help="training time: --train_budget (90s, 30m, 2h, 1d)")
     p.add_argument("--data-dir", type=Path, default=Path("data"), help="the pipeline's DATA_DIR")
@@ -367,7 +380,7 @@ def main(argv=None) -> int:
                                               tokenizer_suffix=spec.folder_suffix())
                 for max_seq, max_pred in rows]
         lengths = " -> ".join(f"{max_seq:,}" for max_seq, _ in rows)
-        say(f"== [3/5] training on {device} ({ranks} rank(s)), budget {a.budget}"
+        say(f"== [3/5] training on {device} ({plural(ranks, 'rank')}), budget {a.budget}"
             + (f", phases of {lengths} tokens" if a.long else ""))
         continued = train(a, device, ranks, run_model, lang_dir / "vocab", hdf5, out)
         say("== [4/5] export, held-out accuracy, fill-mask")

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import click
 
+from common.make_vars import as_typed
 from pipeline.core.errors import StageError
 from pipeline.core.manifest import read_manifest
 from pipeline.core.os_errors import reported
@@ -42,7 +43,7 @@ from pipeline.core.registry import joint_dir, pipeline_stages, stage_dir
 from pipeline.core.sources import parse_pairs, parse_weights
 from pipeline.corpora.options import is_hub
 from pipeline.encoding.hdf5_format import DUPE_FACTOR
-from pipeline.text.wikipedias import LIST_FILE, close_codes, is_wikipedia
+from pipeline.text.wikipedias import LIST_FILE, close_codes, is_wikipedia, looks_like_a_name
 from vocab.kinds import MODEL_TYPES
 
 log = logging.getLogger("pipeline")
@@ -210,11 +211,13 @@ def _check_codes(langs, allow_unknown_lang: bool) -> None:
     for code in langs:
         if not allow_unknown_lang and not is_wikipedia(code):
             near = close_codes(code)
+            fix = ("give its wiki's code, not the language's name (hu for hu.wikipedia.org)"
+                   if looks_like_a_name(code) else
+                   f"fix it, or pass {as_typed('--allow-unknown-lang')} for a wiki that is not on the list")
             raise click.UsageError(
-                f"--lang {','.join(langs)}: {code} is not the code of a Wikipedia"
+                f"{as_typed('--lang', ','.join(langs))}: {code} is not the code of a Wikipedia"
                 + (f" (did you mean {near[0]}?)" if near else "")
-                + f" (pipeline/text/{LIST_FILE.name} lists them): fix it, or pass "
-                  "--allow-unknown-lang for a wiki that is not on the list")
+                + f" (pipeline/text/{LIST_FILE.name} lists them): {fix}")
 
 
 # The text stages whose output, when empty, leaves the language without a corpus.

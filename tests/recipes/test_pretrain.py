@@ -11,9 +11,9 @@ import pytest
 
 import recipes.pretrain as script
 from common.heldout_file import HELDOUT
+from common.make_vars import VIA_MAKE_ENV
 from pipeline.core.runner import FORCE_HINT_ENV
 from recipes.commands import StepFailed
-from recipes.pretrain_advice import VIA_MAKE_ENV
 from recipes.vocab_rule import body_parameters, embedding_warning, suggest_vocab_size
 from tests.helpers.pretrain_cli import pretrain
 
@@ -43,6 +43,18 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
     assert json.loads((run / "hf" / "config.json").read_text())["vocab_size"] == 1024
     page = (tmp_path / "data" / "hu" / "report.html").read_text(encoding="utf-8")
     assert str(run) in page.split('<section id="training"')[1]
+
+    # the dry run prints the commands exactly as the run ran them (issue 60: --device was missing)
+    dry = pretrain(*args, "--dry-run")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    planned = [line for line in dry.stdout.splitlines() if line.startswith("$ ")]
+    fill = f"$ python scripts/fill_mask.py {tmp_path / 'runs' / 'hu_modern' / 'hf'} "
+    for ran in (line for line in out.splitlines() if line.startswith("$ ")):
+        if ran.startswith(fill):   # the sentences are the run's own
+            assert ran.endswith(" --device cpu") and \
+                fill + "<3 held-out sentences, a word hidden in each> --device cpu" in planned
+        else:
+            assert ran in planned, ran
 
     again = pretrain(*args)
     assert again.returncode == 0, again.stderr[-3000:]
@@ -136,8 +148,8 @@ def test_the_long_closing_line_holds_the_context_gain(monkeypatch, tmp_path):
 def test_a_misspelled_flag_names_the_one_meant():
     res = pretrain("--lang", "hu", "--bugdet", "10m")
     assert res.returncode == 2 and res.stderr.strip().splitlines() == [
-        "Error: unrecognized arguments: --bugdet 10m; did you mean --budget? (see python "
-        "scripts/pretrain.py --help)"]
+        "Error: unrecognized arguments: --bugdet 10m; did you mean --budget? (see python -m "
+        "recipes.pretrain --help)"]   # the command as it was started (issue 60: not scripts/pretrain.py)
 
 
 def test_a_wrong_lang_is_one_line_with_no_rerun_advice(sample_dump):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import torch
 
+from common.numbers import plural
 from common.os_errors import DiskSpaceError, check_free_space, free_bytes, human
 from trainer.checkpoint.files import rng_state
 from trainer.checkpoint.layout import latest_checkpoint, list_checkpoints
@@ -117,7 +118,7 @@ def check_run_space(config, out, env, per_rank: int, max_steps: int | None = Non
     logs = LOG_MARGIN + LOG_BYTES_PER_RECORD * records
     size, need, short = _agree(out, env, per_rank, lambda b: count * b + logs)
     if short:
-        _refuse(out, need, f"{count} more checkpoint(s) of {human(size)} (--keep_checkpoints "
+        _refuse(out, need, f"{plural(count, 'more checkpoint')} of {human(size)} (--keep_checkpoints "
                 f"{config.keep_checkpoints}, + 1 while the next is written"
                 f"{', + 1 before the decay' if stable else ''}) and the logs")
 
