@@ -50,7 +50,6 @@ import sys
 from argparse import ArgumentDefaultsHelpFormatter
 from pathlib import Path
 
-from common.budget import budget_words, parse_budget
 from common.flags import HintingParser
 from common.heldout_file import HELDOUT, read_heldout
 from common.numbers import plural
@@ -58,6 +57,7 @@ from pipeline.core.runner import FORCE_HINT_ENV
 from pipeline.encoding.hdf5_format import output_folder_name
 from pipeline.text.language_settings import word_segmenter
 from recipes.commands import DemoError, StepFailed, read_json, run_command, say, shown, timed
+from recipes.continuation import continuation
 from recipes.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary
 from recipes.fill_mask import fill_masks, hide_words  # light: torch and transformers when called
 from recipes.heldout_mlm import (  # torch when called
@@ -99,10 +99,9 @@ from recipes.vocab_rule import (
     embedding_warning,
     suggest_vocab_size,
 )
-from trainer.checkpoint import checkpoint_step, list_checkpoints, stable_checkpoint
+from trainer.checkpoint import checkpoint_step, list_checkpoints
 from trainer.export.card import add_heldout
 from trainer.runtime.card import card_memory_gib  # torch when called, on CUDA
-from trainer.start.extension import BUDGET_SAME
 from vocab.kinds import MODEL_TYPES, load_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]  # the repo root: the commands run there
@@ -161,37 +160,6 @@ def train(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf5: list[
     run_command(cmd + (["--extend"] if extend else []), "training", env=env)
     return [f"   continued from step {extend} (the last checkpoint before the decay of the earlier, shorter "
             f"run) to BUDGET={a.budget} in all"] if extend else []
-
-
-def continuation(a, out: Path, newest) -> int | None | bool:
-    """What the run in `out` does with --budget, the run's total: None trains (a new run, or a
-    resume to the same budget), the step an extension continues from (a larger budget: from the
-    last checkpoint before the decay, the decay redone at the new end), False stops (finished
-    with this budget, or asked for less: one line says how to continue or restart)."""
-    if newest is None:
-        return None
-    meta = read_json(newest / "meta.json") or {}
-    end, planned = meta.get("end_step", meta.get("max_steps")), meta.get("budget_s")
-    done = bool(end) and checkpoint_step(newest) >= end
-    asked = parse_budget(a.budget)
-    if planned is None or abs(asked - planned) <= BUDGET_SAME * planned:
-        if done:
-            say(f"training: already finished ({end} steps in {out}, BUDGET={a.budget}, the run's total time), "
-                f"not rerun: a larger BUDGET continues it from its last checkpoint before the decay, "
-                f"--force starts it over")
-            return False
-        return None
-    if asked < planned:
-        say(f"training: the run in {out} was planned for BUDGET={budget_words(planned)}; BUDGET={a.budget} is "
-            f"less (BUDGET is the run's total time): give BUDGET={budget_words(planned)} to "
-            f"{'keep it' if done else 'finish it'}, a larger one to continue it, or --force to start over")
-        return False
-    stable = stable_checkpoint(out)
-    start = checkpoint_step(stable) if stable is not None and meta.get("stable_step") is not None \
-        else checkpoint_step(newest)
-    say(f"training: the run in {out} ({checkpoint_step(newest)} steps for BUDGET={budget_words(planned)}) continues "
-        f"from step {start}, before its decay, to BUDGET={a.budget} in all (the time spent counts in it)")
-    return start
 
 
 def heldout_sentences(a, n: int = 3) -> list[str]:
