@@ -67,19 +67,9 @@ from recipes.heldout_mlm import (  # torch when called
     verdict_lines,
 )
 from recipes.long_recipe import LONG, write_phases
+from recipes.passes import closing_lines
 from recipes.pretrain_advice import input_problem, long_budget_warning, probe_estimate, rerun_command
-from recipes.pretrain_commands import (
-    MODELS,
-    PACKED,
-    TEXT_STAGES,
-    encode,
-    forced,
-    later_stages,
-    pipeline,
-    run_batch,
-    text_stage,
-    train_command,
-)
+from recipes.pretrain_commands import MODELS, PACKED, encode, forced, later_stages, pipeline, run_batch, train_command
 from recipes.pretrain_plan import dry_run, step_size
 from recipes.vocab_rule import (
     MODEL_TYPE,
@@ -88,6 +78,7 @@ from recipes.vocab_rule import (
     embedding_warning,
     suggest_vocab_size,
 )
+from recipes.web_corpora import add_options, shard_weights, text_steps
 from trainer.checkpoint import checkpoint_step, list_checkpoints, stable_checkpoint
 from trainer.export.card import add_heldout
 from trainer.runtime.card import card_memory_gib  # torch when called, on CUDA
@@ -112,8 +103,8 @@ def pick_device(asked: str) -> tuple[str, int]:
 
 
 def prepare_text(a) -> None:
-    for stage in TEXT_STAGES:
-        run_command(text_stage(a, stage), f"pipeline {stage}")
+    for cmd, step in text_steps(a):   # with --corpora: ingest and dedup after format
+        run_command(cmd, step)
 
 
 def choose_vocab(a, model: dict) -> int:
@@ -313,6 +304,7 @@ def main(argv=None) -> int:
                         "global RoPE θ raised for the last, into RUNS/LANG_modern_long")
     p.add_argument("--probe", choices=("auto", "on", "off"), default="auto",
                    help=f"auto: only with at least {MIN_TEST_SENTENCES} held-out probe sentences")
+    add_options(p)   # --corpora, --corpus-root, --max-tokens (recipes/web_corpora.py)
     p.add_argument("--force", action="store_true",
                    help="redo every step from scratch: each pipeline stage with --force (where an "
                         "earlier run had other settings, e.g. another --vocab-size), the training "
@@ -348,7 +340,8 @@ def main(argv=None) -> int:
         vocab_size = choose_vocab(a, model)
         kind = ["--model-type", a.model_type] if a.model_type != MODEL_TYPE else []
         for stage in later_stages():   # shard, vocab, probe: what `pipeline run` runs next
-            extra = ["--vocab-size", vocab_size, *kind] if stage == "vocab" else []
+            extra = (["--vocab-size", vocab_size, *kind] if stage == "vocab" else
+                     shard_weights(a) if stage == "shard" else [])   # --corpora's weights
             run_command(pipeline(a, stage, *extra, *forced(a)), f"pipeline {stage}")
         rows = ([(p.max_seq, p.max_pred) for p in LONG[device]] if a.long
                 else [(PACKED["max_seq"], PACKED["max_pred"])])
@@ -390,7 +383,7 @@ def main(argv=None) -> int:
         else:
             os.environ[FORCE_HINT_ENV] = previous_hint
     say()
-    for line in verdict + [f"   report: {lang_dir / 'report.html'}"]:
+    for line in verdict + closing_lines(out) + [f"   report: {lang_dir / 'report.html'}"]:
         say(line)
     return 0
 

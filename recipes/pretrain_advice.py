@@ -10,7 +10,7 @@ rerun, in the form the user typed (make's variables or the script's flags), the 
     long_budget_warning("cpu", "5m")   # "--long on a CPU with BUDGET=5m: ..." or ""
 
 The Makefile's pretrain recipe sets WIKI2BERT_VIA_MAKE=1: the script then names make's
-variables (LANG, DUMP, BUDGET, DATA_DIR, WORKERS) and PRETRAIN_OPTS for the rest.
+variables (LANG, DUMP, BUDGET, DATA_DIR, WORKERS, CORPORA) and PRETRAIN_OPTS for the rest.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from pathlib import Path
 from common.budget import BudgetError, parse_budget
 from pipeline.core.errors import StageError
 from pipeline.stages.download import check_wiki
+from recipes import web_corpora
 from recipes.demo_probe import EPOCHS, SEEDS
 from recipes.long_recipe import CPU_MEASURED, CPU_MIN_BUDGET
 from trainer.finetune.plan import CPU_TRAIN_LIMIT
@@ -30,7 +31,7 @@ from trainer.finetune.plan import CPU_TRAIN_LIMIT
 VIA_MAKE_ENV = "WIKI2BERT_VIA_MAKE"
 # the script's flag -> the make variable the Makefile's recipe passes it from, and its default there
 MAKE_VARS = {"--lang": "LANG", "--dump": "DUMP", "--budget": "BUDGET", "--data-dir": "DATA_DIR",
-             "--workers": "WORKERS"}
+             "--workers": "WORKERS", "--corpora": "CORPORA"}
 MAKE_DEFAULTS = {"BUDGET": "30m", "DATA_DIR": "data"}
 DUMP_NAME = re.compile(r"\.xml(\.(bz2|xz|gz))?$")
 
@@ -63,8 +64,8 @@ def rerun_command(argv: list[str], force: bool = False) -> str:
 
 
 def input_problem(a) -> str | None:
-    """What is wrong with --dump or --lang, in one line, before any step runs (no rerun can
-    help: the command must change)."""
+    """What is wrong with --dump, --lang or --corpora, in one line, before any step runs (no rerun
+    can help: the command must change)."""
     flag = "DUMP=" if via_make() else "--dump "
     if a.dump is not None:
         if a.dump.is_dir():
@@ -76,6 +77,7 @@ def input_problem(a) -> str | None:
             return f"{flag}{a.dump} does not exist"
     try:
         check_wiki(a.lang, a.dump, use="LANG={code}" if via_make() else "--lang {code}")
+        web_corpora.check(a)   # --corpora located for the language (offline: cached)
     except StageError as exc:
         return str(exc)
     return None

@@ -31,19 +31,10 @@ from pipeline.encoding.hdf5_format import output_folder_name
 from recipes.commands import DemoError, say, shown
 from recipes.demo_probe import MIN_TEST_SENTENCES, probe_command
 from recipes.long_recipe import LONG, phase_list
-from recipes.pretrain_commands import (
-    PACKED,
-    ROOT,
-    TEXT_STAGES,
-    encode,
-    forced,
-    later_stages,
-    pipeline,
-    run_batch,
-    text_stage,
-    train_command,
-)
+from recipes.passes import passes_lines, planned_passes
+from recipes.pretrain_commands import PACKED, ROOT, encode, forced, later_stages, pipeline, run_batch, train_command
 from recipes.vocab_rule import MODEL_TYPE
+from recipes.web_corpora import check, shard_weights, text_steps
 from trainer.config.errors import ConfigError
 from trainer.config.step_size import row_unit, size_steps
 from trainer.runtime.card import CardError, card_rows, micro_tokens, model_shape
@@ -73,10 +64,24 @@ def pow2_floor(n: float) -> int:
     return 1 << (max(1, int(n)).bit_length() - 1)
 
 
+def trained_tokens(budget_s: float, seq_lens, shares, model: dict, ranks: int) -> list[float]:
+    """The tokens each phase trains in its share of the budget, at the bench's pace."""
+    return [share * budget_s * tokens_per_s(n, model, ranks) for n, share in zip(seq_lens, shares)]
+
+
+def planned_reads(a, device: str, ranks: int, model: dict) -> list[float] | None:
+    """The tokens each phase of the run reads on a GPU (None on a CPU: its pace is timed first)."""
+    if device != "cuda":
+        return None
+    phases = LONG[device] if a.long else None
+    return trained_tokens(parse_budget(a.budget), [p.max_seq for p in phases] if phases else [PACKED["max_seq"]],
+                          [p.share for p in phases] if phases else [1.0], model, ranks)
+
+
 def gpu_tokens_per_step(budget_s: float, seq_lens, shares, model: dict, card_gib: float, ranks: int,
                         corpus_tokens: int | None = None) -> tuple[int, str]:
     """(tokens a step, the rule's numbers in one line) for a GPU run; see the module docstring."""
-    trained = sum(share * budget_s * tokens_per_s(n, model, ranks) for n, share in zip(seq_lens, shares))
+    trained = sum(trained_tokens(budget_s, seq_lens, shares, model, ranks))
     bounds = [(MODERNBERT_TOKENS, "ModernBERT's recipe"),
               (trained / MIN_STEPS, f"{trained / 1e6:,.0f}M tokens in the budget / {MIN_STEPS} steps")]
     if corpus_tokens:
@@ -135,18 +140,20 @@ def step_size(a, device: str, ranks: int, model: dict, hdf5: list[Path], card_gi
 
 def dry_run(a, device: str, ranks: int, model: dict, card_gib: float | None, vocab_size) -> None:
     """--dry-run: every command this run would run, with the training's phases, micro-batch and
-    tokens a step on `device` (a `card_gib` GiB card on CUDA); nothing is run or written."""
+    tokens a step on `device` (a `card_gib` GiB card on CUDA), and its passes over each source's
+    text (recipes/passes.py); nothing is run or written."""
     lang_dir, card = a.data_dir / a.lang, f", a {card_gib:g} GiB card" if card_gib else ""
     say(f"== dry run: what this command runs on {device} ({ranks} rank(s){card}), budget {a.budget}; "
         "nothing is run or written")
-    for stage in TEXT_STAGES:
-        say(f"$ {shown(text_stage(a, stage))}")
+    for cmd, _step in text_steps(a):   # with --corpora: ingest and dedup after format
+        say(f"$ {shown(cmd)}")
     vocab = ["--vocab-size", vocab_size or "N"]
     if not vocab_size:
         say("vocab: N below is the rule's size (scripts/vocab_rule.py) once the corpus is filtered")
     vocab += ["--model-type", a.model_type] if a.model_type != MODEL_TYPE else []
     for stage in later_stages():
-        say(f"$ {shown(pipeline(a, stage, *(vocab if stage == 'vocab' else []), *forced(a)))}")
+        extra = vocab if stage == "vocab" else shard_weights(a) if stage == "shard" else []
+        say(f"$ {shown(pipeline(a, stage, *extra, *forced(a)))}")
     rows = [(p.max_seq, p.max_pred) for p in LONG[device]] if a.long else [(PACKED["max_seq"], PACKED["max_pred"])]
     for n, pred in rows:
         say(f"$ {shown(encode(a, n, pred))}")
@@ -168,6 +175,8 @@ def dry_run(a, device: str, ranks: int, model: dict, card_gib: float | None, voc
         raise DemoError(str(exc).replace("--tokens_per_step", "--tokens-per-step")) from None
     for line in lines:
         say(f"step: {line}")
+    for line in passes_lines(a, *planned_passes(a, planned_reads(a, device, ranks, model), hdf5, check(a), tokens)):
+        say(line)   # how often it reads each source's text
     if listed:
         say(f"phases ({out / 'phases.json'}): {json.dumps(listed)}")
     train, _ = train_command(a, device, ranks, out / "recipe_model.json", lang_dir / "vocab", hdf5, out, tokens)
