@@ -30,9 +30,10 @@ from recipes.web_corpora import weights
 from trainer.start.passes import MAX_PASSES, Passes, PhaseText
 
 # A compressed dump's tokens a byte (.bz2, .xz, .gz), until the dump estimate of issue 60.4 takes
-# its place: encode's count over the file's bytes was 0.46 for the shipped hu sample, 0.22 for
-# the truncated ukwiki, about 0.34 for the viwiki of issue 61. An .xml's is a quarter of it.
-DUMP_TOKENS_PER_BYTE = 0.3
+# its place: `make pretrain`'s encode (its vocab rule's size) counted 0.96 a byte of the shipped hu
+# sample (28,267 tokens), 0.28 of the truncated ukwiki (611,519), about 0.34 of issue 61's 3.3 MB
+# dump: 0.5 is within 2x of each. An .xml's is a quarter of it.
+DUMP_TOKENS_PER_BYTE = 0.5
 
 
 def wikipedia_tokens(a) -> int | None:
@@ -101,8 +102,10 @@ def advice(a, passes: Passes, parts) -> str:
     """Past MAX_PASSES: the tokens this budget wants, the corpora that would give them, the budget
     that would read this text MAX_PASSES times."""
     given = {p.source: p for p in parts}
-    sized = [f"more of {name} (about {p.estimated_tokens():,} tokens of {p.language} on the Hub; --max-tokens)"
-             for name, p in given.items()]
+    caps = parse_per_source(a.max_tokens, "--max-tokens", int)
+    sized = [f"more of {name} (its {p.language} part holds about {p.estimated_tokens():,} tokens; --max-tokens "
+             f"{cap:,} takes {cap / p.estimated_tokens():.0%})" for name, p in given.items()
+             if (cap := caps.get(name, caps.get(""))) and cap < p.estimated_tokens()]
     others = [name for name in CORPORA if name not in given]
     flag = "CORPORA=" if _via_make() else "--corpora "
     corpora = ", ".join(sized + ([f"{flag}{others[0]}" + (f" (or {', '.join(others[1:])})" if others[1:] else "")

@@ -76,7 +76,7 @@ def test_the_dry_run_shows_ingest_dedup_the_weights_and_each_sources_passes(samp
     assert "by source: wikipedia" in passes and "(weight 0.5)" in passes and "fineweb-2" in passes
     assert "(estimated: Wikipedia from the dump's size, the web from what ingest took or its size on the Hub)" in passes
     warning = next(line for line in out.splitlines() if line.startswith("warning: the plan reads its text"))
-    assert "more of fineweb-2 (about " in warning and "tokens of hun_Latn on the Hub; --max-tokens)" in warning
+    assert "more of fineweb-2 (its hun_Latn part holds about " in warning and "--max-tokens 1,000 takes " in warning
     assert "--corpora hplt-2 (or madlad-400, culturax)" in warning
     assert not (tmp_path / "data").exists() and not (tmp_path / "runs").exists()   # nothing written
 
