@@ -7,7 +7,9 @@ Usage:
     python -m recipes.pretrain ...    # the same (installed: wiki2bert-pretrain ...; make pretrain runs it)
 
 What it runs, each printed before it runs (every step resumes or skips finished work):
-  1. the pipeline to the filtered corpus (`pipeline download --dump`, extract, format, split, filter);
+  1. the pipeline to the filtered corpus (`pipeline download --dump`, extract, format, split, filter;
+     with --corpora fineweb-2[=W],... (make's CORPORA) `pipeline ingest --corpus` and `dedup` after
+     format, `shard --weight` below: recipes/web_corpora.py, checked before any stage);
   2. a vocab size from the corpus and the model (recipes/vocab_rule.py: the rule, in words);
   3. the rest of what `pipeline run` runs: `pipeline shard`, `pipeline vocab --vocab-size N`,
      `pipeline probe`, then `pipeline encode --pack --max-seq 128 --max-pred 40 --masked-lm-prob
@@ -30,8 +32,8 @@ heldout_mlm.json). A step that fails or is interrupted says the command that goe
 (`make pretrain ...` under make); --force redoes every step (a stage's earlier run with other
 settings, e.g. another --vocab-size, is refused otherwise); --dump and --lang are checked first.
 --dry-run prints every command with its settings, the phases, each phase's micro-batch and the
-tokens a step, and runs and writes nothing; `--device cuda --gpu-memory 80` plans for a card
-that is not here (recipes/pretrain_plan.py).
+tokens a step, the passes over each source's text (recipes/passes.py), and runs and writes
+nothing; `--device cuda --gpu-memory 80` plans for a card that is not here (recipes/pretrain_plan.py).
 
 With --long (recipes/long_recipe.py) it also encodes the longer rows (CPU: 512 and 2,048 tokens;
 GPU: 1,024 and 8,192) and trains through sequence-length phases ending on the longest rows, the

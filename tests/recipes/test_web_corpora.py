@@ -88,3 +88,11 @@ def test_make_passes_corpora_on():
                              capture_output=True, text=True, check=True).stdout
     line = next(x for x in printed.splitlines() if "recipes.pretrain" in x)
     assert "--lang hu " in line and "--corpora fineweb-2=0.5" in line
+
+
+def test_the_rerun_under_make_names_corpora(monkeypatch):
+    from recipes.pretrain_advice import VIA_MAKE_ENV, rerun_command
+
+    monkeypatch.setenv(VIA_MAKE_ENV, "1")
+    assert rerun_command(["--lang", "hu", "--corpora", "fineweb-2=0.5", "--corpus-root", "/m"]) == (
+        "make pretrain LANG=hu CORPORA=fineweb-2=0.5 PRETRAIN_OPTS='--corpus-root /m'")
