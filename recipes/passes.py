@@ -20,6 +20,8 @@ import json
 from pathlib import Path
 
 from common.budget import budget_words, parse_budget
+from pipeline.core.manifest import read_manifest
+from pipeline.core.registry import stage_dir
 from pipeline.core.sources import WIKIPEDIA
 from pipeline.corpora.locate import ingested
 from pipeline.corpora.named import CORPORA
@@ -39,8 +41,10 @@ DUMP_TOKENS_PER_BYTE = 0.5
 def wikipedia_tokens(a) -> int | None:
     """THE call site of the dump's estimate (the lead connects recipes/corpus_estimate.py's
     estimate_corpus(dump, lang, model_type).tokens here at merge); meanwhile DUMP_TOKENS_PER_BYTE
-    of the dump's bytes. None without a local dump (the latest is downloaded when the run starts)."""
-    dump = a.dump
+    of the dump's bytes: --dump, else the one a finished download stage holds; None before the
+    latest is downloaded (the run does that first)."""
+    downloaded = (read_manifest(stage_dir(a.data_dir, a.lang, "download")) or {}).get("summary") or {}
+    dump = a.dump or downloaded.get("dump")
     if dump is None or not Path(dump).is_file():
         return None
     per_byte = DUMP_TOKENS_PER_BYTE / (4 if Path(dump).suffix == ".xml" else 1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from argparse import Namespace
 
+from pipeline.stages.download import download
 from recipes.passes import DUMP_TOKENS_PER_BYTE, closing_lines, planned_passes, wikipedia_tokens
 from tests.helpers.pretrain_cli import pretrain
 
@@ -49,9 +50,12 @@ def test_once_encoded_the_text_is_encodes_count(tmp_path):
                                                                          "text from (--dump)")
 
 
-def test_the_dump_estimate_is_its_bytes(sample_dump):
-    assert wikipedia_tokens(Namespace(dump=sample_dump)) == round(sample_dump.stat().st_size * DUMP_TOKENS_PER_BYTE)
-    assert wikipedia_tokens(Namespace(dump=None)) is None
+def test_the_dump_estimate_is_its_bytes(sample_dump, tmp_path):
+    size = round(sample_dump.stat().st_size * DUMP_TOKENS_PER_BYTE)
+    assert wikipedia_tokens(Namespace(dump=sample_dump, data_dir=tmp_path, lang="hu")) == size
+    assert wikipedia_tokens(Namespace(dump=None, data_dir=tmp_path, lang="hu")) is None
+    download(data_dir=tmp_path, lang="hu", dump=sample_dump)     # the dump a finished download holds
+    assert wikipedia_tokens(Namespace(dump=None, data_dir=tmp_path, lang="hu")) == size
 
 
 def test_the_closing_line_says_what_the_run_read(tmp_path):

@@ -172,12 +172,13 @@ def _languages(rows_read: float, end: int, languages: dict, sampling: list) -> P
     return Passes([PhaseText(rows_read, sum(t.rows for t in out.values()))], end, {}, out)
 
 
-
 def run_passes(trainer, up_to: int | None = None) -> Passes | None:
-    """A Trainer's passes (trainer/loop.py): its plan, ranks, languages and sampling schedule."""
-    return count_passes(trainer.plan, trainer.env.world_size, up_to,
-                        trainer.data.facts() if trainer.languages else None,   # parts.py's sampling_phases:
-                        schedule_steps(parse_alpha_schedule(trainer.config.sampling_alpha), trainer.plan.max_steps))
+    """A Trainer's passes (trainer/loop.py): its plan, ranks, languages and sampling schedule
+    (trainer/start/parts.py's sampling_phases, which brings torch along)."""
+    if not trainer.languages:
+        return count_passes(trainer.plan, trainer.env.world_size, up_to)
+    sampling = schedule_steps(parse_alpha_schedule(trainer.config.sampling_alpha), trainer.plan.max_steps)
+    return count_passes(trainer.plan, trainer.env.world_size, up_to, trainer.data.facts(), sampling)
 
 
 def announce_plan(trainer) -> dict:
