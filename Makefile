@@ -5,6 +5,7 @@
 #   make lint               ruff, with the rules in pyproject.toml
 #   make corpus LANG=hu     the whole data pipeline for one language (DUMP=path for a local dump, CORPUS_OPTS=...)
 #   make pretrain LANG=uk DUMP=path BUDGET=30m   dump -> corpus -> ModernBERT -> export -> scores
+#   make pretrain LANG=hu CORPORA=fineweb-2      ... with the language's web text beside Wikipedia
 #   make bench              benchmark tables (uses ../shared/data when present)
 #
 # LANG is also the locale variable: only a LANG given on make's command line names the wiki
@@ -34,9 +35,11 @@ DEMO_OPTS ?=
 BUDGET ?= 30m
 PRETRAIN_OPTS ?=
 CORPUS_OPTS ?=
+CORPORA ?=
 BENCH_OPTS ?=
 DUMP_OPT := $(if $(DUMP),--dump $(DUMP),)
 WORKERS_OPT := $(if $(WORKERS),--workers $(WORKERS),)
+CORPORA_OPT := $(if $(CORPORA),--corpora $(CORPORA),)
 
 .PHONY: setup corpus pretrain demo test test-fast lint bench clean-data
 
@@ -66,8 +69,9 @@ corpus: setup
 # wiki2bert-pretrain); the run
 # goes to runs/$(LANG)_modern. PRETRAIN_OPTS='--device cpu --vocab-size 8000' etc.; PRETRAIN_OPTS=--long:
 # the long-context recipe (phases to 2,048 tokens on CPU, 8,192 on GPUs) into runs/$(LANG)_modern_long.
+# CORPORA=fineweb-2[=WEIGHT],...: named web corpora of the language beside Wikipedia (--corpora).
 pretrain: setup
-	WIKI2BERT_VIA_MAKE=pretrain $(PY) -m recipes.pretrain --lang $(WIKI_LANG) --data-dir $(DATA_DIR) --budget $(BUDGET) $(DUMP_OPT) $(WORKERS_OPT) $(PRETRAIN_OPTS)
+	WIKI2BERT_VIA_MAKE=pretrain $(PY) -m recipes.pretrain --lang $(WIKI_LANG) --data-dir $(DATA_DIR) --budget $(BUDGET) $(DUMP_OPT) $(WORKERS_OPT) $(CORPORA_OPT) $(PRETRAIN_OPTS)
 
 # The demo's data, runs and exported model go to $(DATA_DIR)/demo; DEMO_OPTS='--steps 100' etc.
 # (python -m recipes.demo --help). A rerun skips finished stages and finished training.

@@ -19,7 +19,7 @@ import shlex
 VIA_MAKE_ENV = "WIKI2BERT_VIA_MAKE"
 # a flag -> the make variable the Makefile's recipes pass it from
 MAKE_VARS = {"--lang": "LANG", "--dump": "DUMP", "--budget": "BUDGET", "--data-dir": "DATA_DIR",
-             "--workers": "WORKERS"}
+             "--workers": "WORKERS", "--corpora": "CORPORA"}
 
 
 def make_target() -> str | None:

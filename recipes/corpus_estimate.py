@@ -18,6 +18,7 @@ truncated ukwiki and viwiki 0.83x and 1.05x; within 2x is what the tests hold it
 """
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections import Counter
@@ -98,6 +99,7 @@ def article_lines(reader: DumpReader, max_xml_bytes: int, read: Read):
     read.xml = reader.xml_bytes
 
 
+@functools.lru_cache(maxsize=8)   # the dry run asks twice (its corpus line, the passes)
 def estimate_corpus(dump: Path, lang: str, model_type: str = MODEL_TYPE,
                     max_xml_bytes: int = SAMPLE_XML_BYTES) -> CorpusEstimate | None:
     """The corpus `dump` will make for `lang` (see the module docstring); None where the dump

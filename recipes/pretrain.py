@@ -7,7 +7,9 @@ Usage:
     python scripts/pretrain.py ...    # the same (installed: wiki2bert-pretrain ...; make pretrain runs it)
 
 What it runs, each printed before it runs (every step resumes or skips finished work):
-  1. the pipeline to the filtered corpus (`pipeline download --dump`, extract, format, split, filter);
+  1. the pipeline to the filtered corpus (`pipeline download --dump`, extract, format, split, filter;
+     with --corpora fineweb-2[=W],... (make's CORPORA) `pipeline ingest --corpus` and `dedup` after
+     format, `shard --weight` below: recipes/web_corpora.py, checked before any stage);
   2. a vocab size from the corpus and the model (recipes/vocab_rule.py: the rule, in words);
   3. the rest of what `pipeline run` runs: `pipeline shard`, `pipeline vocab --vocab-size N`,
      `pipeline probe`, then `pipeline encode --pack --max-seq 128 --max-pred 40 --masked-lm-prob
@@ -30,8 +32,8 @@ heldout_mlm.json). A step that fails or is interrupted says the command that goe
 (`make pretrain ...` under make); --force redoes every step (a stage's earlier run with other
 settings, e.g. another --vocab-size, is refused otherwise); --dump and --lang are checked first.
 --dry-run prints every command with its settings, the phases, each phase's micro-batch and the
-tokens a step, and runs and writes nothing; `--device cuda --gpu-memory 80` plans for a card
-that is not here (recipes/pretrain_plan.py).
+tokens a step, the passes over each source's text (recipes/passes.py), and runs and writes
+nothing; `--device cuda --gpu-memory 80` plans for a card that is not here (recipes/pretrain_plan.py).
 
 With --long (recipes/long_recipe.py) it also encodes the longer rows (CPU: 512 and 2,048 tokens;
 GPU: 1,024 and 8,192) and trains through sequence-length phases ending on the longest rows, the
@@ -68,6 +70,7 @@ from recipes.heldout_mlm import (  # torch when called
     verdict_lines,
 )
 from recipes.long_recipe import LONG, write_phases
+from recipes.passes import closing_lines
 from recipes.pretrain_advice import (
     input_problem,
     long_budget_warning,
@@ -79,7 +82,6 @@ from recipes.pretrain_commands import (
     MODELS,
     PACKED,
     RUN_MODEL,
-    TEXT_STAGES,
     context_command,
     encode,
     forced,
@@ -87,7 +89,6 @@ from recipes.pretrain_commands import (
     later_stages,
     pipeline,
     run_batch,
-    text_stage,
     train_command,
 )
 from recipes.pretrain_dry_run import dry_run
@@ -99,6 +100,7 @@ from recipes.vocab_rule import (
     embedding_warning,
     suggest_vocab_size,
 )
+from recipes.web_corpora import add_options, shard_weights, text_steps
 from trainer.checkpoint import checkpoint_step, list_checkpoints
 from trainer.export.card import add_heldout
 from trainer.runtime.card import card_memory_gib  # torch when called, on CUDA
@@ -121,8 +123,8 @@ def pick_device(asked: str) -> tuple[str, int]:
 
 
 def prepare_text(a) -> None:
-    for stage in TEXT_STAGES:
-        run_command(text_stage(a, stage), f"pipeline {stage}")
+    for cmd, step in text_steps(a):   # with --corpora: ingest and dedup after format
+        run_command(cmd, step)
 
 
 def choose_vocab(a, model: dict) -> int:
@@ -294,6 +296,7 @@ def main(argv=None) -> int:
                         "global RoPE θ raised for the last, into RUNS/LANG_modern_long")
     p.add_argument("--probe", choices=("auto", "on", "off"), default="auto",
                    help=f"auto: only with at least {MIN_TEST_SENTENCES} held-out probe sentences")
+    add_options(p)   # --corpora, --corpus-root, --max-tokens (recipes/web_corpora.py)
     p.add_argument("--force", action="store_true",
                    help="redo every step from scratch: each pipeline stage with --force (where an "
                         "earlier run had other settings, e.g. another --vocab-size), the training "
@@ -329,7 +332,8 @@ def main(argv=None) -> int:
         vocab_size = choose_vocab(a, model)
         kind = ["--model-type", a.model_type] if a.model_type != MODEL_TYPE else []
         for stage in later_stages():   # shard, vocab, probe: what `pipeline run` runs next
-            extra = ["--vocab-size", vocab_size, *kind] if stage == "vocab" else []
+            extra = (["--vocab-size", vocab_size, *kind] if stage == "vocab" else
+                     shard_weights(a) if stage == "shard" else [])   # --corpora's weights
             run_command(pipeline(a, stage, *extra, *forced(a)), f"pipeline {stage}")
         rows = ([(p.max_seq, p.max_pred) for p in LONG[device]] if a.long
                 else [(PACKED["max_seq"], PACKED["max_pred"])])
@@ -371,7 +375,7 @@ def main(argv=None) -> int:
         else:
             os.environ[FORCE_HINT_ENV] = previous_hint
     say()
-    for line in verdict + [f"   report: {lang_dir / 'report.html'}"]:
+    for line in verdict + closing_lines(out) + [f"   report: {lang_dir / 'report.html'}"]:
         say(line)
     return 0
 

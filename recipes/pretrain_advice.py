@@ -10,7 +10,8 @@ rerun, in the form the user typed (make's variables or the script's flags), the 
     long_budget_warning("cpu", "5m")   # "--long on a CPU with BUDGET=5m: ..." or ""
 
 The Makefile's pretrain recipe sets WIKI2BERT_VIA_MAKE=pretrain (common/make_vars.py): the
-script then names make's variables (LANG, DUMP, BUDGET, DATA_DIR, WORKERS) and PRETRAIN_OPTS for
+script then names make's variables (LANG, DUMP, BUDGET, DATA_DIR, WORKERS,
+CORPORA) and PRETRAIN_OPTS for
 the rest; otherwise the command as it was started (typed_command).
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from common.numbers import plural
 from pipeline.core.errors import StageError
 from pipeline.core.registry import validate_lang
 from pipeline.stages.download import check_wiki
+from recipes import web_corpora
 from recipes.demo_probe import EPOCHS, SEEDS
 from recipes.long_recipe import CPU_MEASURED, CPU_MIN_BUDGET
 from trainer.finetune.plan import CPU_TRAIN_LIMIT
@@ -69,8 +71,8 @@ def rerun_command(argv: list[str], force: bool = False) -> str:
 
 
 def input_problem(a) -> str | None:
-    """What is wrong with --dump or --lang, in one line, before any step runs (no rerun can
-    help: the command must change)."""
+    """What is wrong with --dump, --lang or --corpora, in one line, before any step runs (no rerun
+    can help: the command must change)."""
     if a.dump is not None:
         if a.dump.is_dir():
             found = sorted(p.name for p in a.dump.iterdir() if p.is_file() and DUMP_NAME.search(p.name))
@@ -84,6 +86,7 @@ def input_problem(a) -> str | None:
             validate_lang(a.lang)
         else:
             check_wiki(a.lang, a.dump, use=as_typed("--lang", "{code}"))
+        web_corpora.check(a)   # --corpora located for the language (offline: cached)
     except StageError as exc:
         return str(exc)
     return None

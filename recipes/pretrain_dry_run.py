@@ -22,11 +22,11 @@ from recipes.commands import DemoError, say, shown
 from recipes.corpus_estimate import CorpusEstimate, estimate_corpus, rounded
 from recipes.demo_probe import MIN_TEST_SENTENCES, probe_command
 from recipes.long_recipe import LONG, phase_list
+from recipes.passes import passes_lines, planned_passes
 from recipes.pretrain_commands import (
     PACKED,
     ROOT,
     RUN_MODEL,
-    TEXT_STAGES,
     context_command,
     encode,
     export_command,
@@ -36,16 +36,14 @@ from recipes.pretrain_commands import (
     later_stages,
     pipeline,
     run_batch,
-    text_stage,
     train_command,
 )
-from recipes.pretrain_plan import corpus_tokens, step_lines, step_size, trained_tokens
+from recipes.pretrain_plan import corpus_tokens, planned_reads, step_lines, step_size, trained_tokens
 from recipes.vocab_rule import MODEL_TYPE, body_parameters, suggest_vocab_size
+from recipes.web_corpora import check, shard_weights, text_steps
 from trainer.config.errors import ConfigError
 from trainer.runtime.card import CardError
 from vocab.kinds import load_tokenizer
-
-MAX_PASSES = 4   # passes over the same text worth training (Muennighoff et al. 2023)
 
 
 def the_dump(a) -> Path | None:
@@ -78,10 +76,9 @@ def vocab_guess(a, model: dict, estimate: CorpusEstimate | None) -> int | None:
     return size
 
 
-def phase_times(a, device: str, ranks: int, model: dict, seq_lens, tokens: int | None,
-                corpus: int | None) -> tuple[list[str], str]:
+def phase_times(a, device: str, ranks: int, model: dict, seq_lens, tokens: int | None) -> tuple[list[str], str]:
     """(each phase's minutes and, on a GPU, its steps at the bench's pace; the closing line
-    with the whole run's tokens and passes over the corpus)."""
+    with the whole run's steps and tokens: its passes over each source, recipes/passes.py)."""
     try:
         budget_s = parse_budget(a.budget)
     except BudgetError as exc:
@@ -93,13 +90,8 @@ def phase_times(a, device: str, ranks: int, model: dict, seq_lens, tokens: int |
                 "the schedule to the budget")
     phases = trained_tokens(budget_s, seq_lens, shares, model, ranks)
     per = [f"{duration(s * budget_s)}, about {rounded(t / tokens):,} steps" for s, t in zip(shares, phases)]
-    passes = sum(phases) / corpus if corpus else 0
-    said = (f" = {rounded(passes) if passes >= 10 else round(passes, 1):,} passes over the corpus" if corpus else "")
-    if passes > MAX_PASSES:   # Muennighoff et al. 2023: repeated text loses its value past ~4 passes
-        said += (f" (past about {MAX_PASSES} passes repeated text teaches little: a larger dump, or a "
-                 "shorter budget, would do as well)")
     return per, (f"steps: about {rounded(sum(phases) / tokens):,} of {tokens:,} tokens in {a.budget}, "
-                 f"{sum(phases) / 1e6:,.0f}M tokens at the bench's pace (bench_gpu_modern.py){said}")
+                 f"{sum(phases) / 1e6:,.0f}M tokens at the bench's pace (bench_gpu_modern.py)")
 
 
 def dry_run(a, device: str, ranks: int, model: dict, card_gib: float | None, vocab_size) -> None:
@@ -109,8 +101,8 @@ def dry_run(a, device: str, ranks: int, model: dict, card_gib: float | None, voc
     card = f", one {card_gib:g} GiB card" if card_gib else ""
     say(f"== dry run: what this command runs on {device} ({plural(ranks, 'rank')}{card}), budget {a.budget}; "
         "nothing is run or written")
-    for stage in TEXT_STAGES:
-        say(f"$ {shown(text_stage(a, stage))}")
+    for cmd, _step in text_steps(a):   # with --corpora: ingest and dedup after format
+        say(f"$ {shown(cmd)}")
     rows = [(p.max_seq, p.max_pred) for p in LONG[device]] if a.long else [(PACKED["max_seq"], PACKED["max_pred"])]
     spec = load_tokenizer(lang_dir / "vocab") if (lang_dir / "vocab").is_dir() else None
     hdf5 = [lang_dir / output_folder_name(spec.lower_case if spec else False, n, pred, PACKED["masked_lm_prob"],
@@ -131,7 +123,8 @@ def dry_run(a, device: str, ranks: int, model: dict, card_gib: float | None, voc
             + (f"; about {guess:,} from the dump's words" if guess else ""))
     vocab += ["--model-type", a.model_type] if a.model_type != MODEL_TYPE else []
     for stage in later_stages():
-        say(f"$ {shown(pipeline(a, stage, *(vocab if stage == 'vocab' else []), *forced(a)))}")
+        extra = vocab if stage == "vocab" else shard_weights(a) if stage == "shard" else []
+        say(f"$ {shown(pipeline(a, stage, *extra, *forced(a)))}")
     for n, pred in rows:
         say(f"$ {shown(encode(a, n, pred))}")
     pieces = (spec.size if spec else None) or vocab_size or guess
@@ -151,10 +144,12 @@ def dry_run(a, device: str, ranks: int, model: dict, card_gib: float | None, voc
         lines = step_lines(device, ranks, model, seq_lens, batches, tokens, card_gib)
     except (CardError, ConfigError) as exc:   # --tokens-per-step that the rows do not divide
         raise DemoError(str(exc).replace("--tokens_per_step", "--tokens-per-step")) from None
-    times, total = phase_times(a, device, ranks, model, seq_lens, tokens, corpus)
+    times, total = phase_times(a, device, ranks, model, seq_lens, tokens)
     for line, time in zip(lines, times):
         say(f"step: {line}; {time}")
     say(total)
+    for line in passes_lines(a, *planned_passes(a, planned_reads(a, device, ranks, model), hdf5, check(a), tokens)):
+        say(line)   # how often it reads each source's text (recipes/passes.py)
     if listed:
         say(f"phases ({out / 'phases.json'}): {json.dumps(listed)}")
     train, _ = train_command(a, device, ranks, out / RUN_MODEL, lang_dir / "vocab", hdf5, out, tokens)

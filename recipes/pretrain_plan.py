@@ -61,6 +61,15 @@ def trained_tokens(budget_s: float, seq_lens, shares, model: dict, ranks: int) -
     return [share * budget_s * tokens_per_s(n, model, ranks) for n, share in zip(seq_lens, shares)]
 
 
+def planned_reads(a, device: str, ranks: int, model: dict) -> list[float] | None:
+    """The tokens each phase of the run reads on a GPU (None on a CPU: its pace is timed first)."""
+    if device != "cuda":
+        return None
+    phases = LONG[device] if a.long else None
+    return trained_tokens(parse_budget(a.budget), [p.max_seq for p in phases] if phases else [PACKED["max_seq"]],
+                          [p.share for p in phases] if phases else [1.0], model, ranks)
+
+
 def gpu_tokens_per_step(budget_s: float, seq_lens, shares, model: dict, card_gib: float, ranks: int,
                         corpus_tokens: int | None = None, corpus_how: str = "counted by encode") -> tuple[int, str]:
     """(tokens a step, the rule's numbers: a line and one line a bound) for a GPU run; see the

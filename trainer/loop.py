@@ -43,6 +43,7 @@ from trainer.start.parts import (
     describe_objective,
     sampling_phases,
 )
+from trainer.start.passes import announce_plan, announce_read
 
 log = logging.getLogger("trainer")
 
@@ -142,10 +143,6 @@ class Trainer:
     @property
     def phase(self) -> int:
         return self.config.phase
-
-    def objective(self) -> str:
-        """What is trained, in words (the log and the model card say it)."""
-        return describe_objective(self.config, self.family)
 
     def checkpoint_bytes(self) -> int:
         """This rank's part of a checkpoint (trainer/checkpoint/space.py)."""
@@ -267,7 +264,7 @@ class Trainer:
         return float(self.optimizer.param_groups[0]["lr"])
 
     # -- the loop --------------------------------------------------------------------------
-    def write_run_info(self):
+    def write_run_info(self, passes: dict | None = None):
         if not self.env.is_main:
             return
         c, phase = self.config, self.phases[0]   # with phases, the first (phase_plan: all)
@@ -282,7 +279,7 @@ class Trainer:
                        global_batch_size=phase.rows * self.env.world_size,
                        device=str(self.env.device), train_files=len(phase.shards.train),
                        train_samples=sum(s.num_samples for s in phase.shards.train), seq_len=phase.seq_len,
-                       max_pred=phase.max_pred, objective=self.objective())
+                       max_pred=phase.max_pred, objective=describe_objective(c, self.family), **(passes or {}))
 
     def run_end(self, first_step: int) -> int:
         """This run's last step: the plan's end, or --steps_this_run steps after `first_step`."""
@@ -297,7 +294,7 @@ class Trainer:
         --train_budget, re-planning as the pace drifts. Returns the last logged record with the
         step counts."""
         config, env, plan = self.config, self.env, self.plan
-        self.write_run_info()
+        self.write_run_info(announce_plan(self))   # and the plan's passes over its text, said
         metrics = MetricsLogger(self.out, enabled=env.is_main, tensorboard=config.tensorboard)
         metrics.truncate_after(self.step)
         if self.extended is not None:   # after the truncation: the old decay's records are gone
@@ -375,6 +372,7 @@ class Trainer:
             log.warning("step %d: loss is %s", self.step, record["loss"])
         if config.no_nsp:   # no next-sentence loss was trained
             del record["nsp_loss"]
+        record.update(announce_read(self) if self.step == self.plan.end else {})   # what the run read of its text
         metrics.log(self.step, record)
         losses = (f"mlm {record['mlm_loss']:.4f} nsp {record['nsp_loss']:.4f}"
                   if "nsp_loss" in record else "mlm only")

@@ -12,10 +12,11 @@ Two streaming passes over the filtered files, never the whole corpus in memory:
    --min-test-sentences sentences, the documents with the next-smallest hashes join them, up to
    MAX_TEST_SHARE of the documents (so a 40-article sample still trains on 36). Evaluations on
    a few hundred sentences or instances mean little (the vocab report and the trainer say so).
+   Every source of two documents or more holds out at least one (its smallest hash).
 
 Writes DATA_DIR/LANG/sharded/{LANG}wiki_training_{i}.txt and {LANG}wiki_test_{i}.txt
-(one sentence per line, a blank line between documents) and a manifest with the counts per
-shard and per source (a document's source is in its file's name, pipeline/core/sources.py).
+(one sentence per line, a blank line between documents) and a manifest with the documents and
+bytes per shard and per source (a document's source is in its file's name, core/sources.py).
 `--weight NAME=W` repeats a source's training documents (W=2: twice, each copy placed as a
 document of its own, so mostly in another shard) or samples them down (W=0.5: those whose
 seeded hash falls in the lower half); held-out documents are never repeated or dropped, and
@@ -129,6 +130,7 @@ class _ShardWriter:
         self.docs = [0] * len(paths)
         self.sentences = [0] * len(paths)
         self.sources = [Counter() for _ in paths]
+        self.source_bytes = [Counter() for _ in paths]
 
     def add(self, i: int, data: bytes, n_sentences: int, source: str = WIKIPEDIA) -> None:
         fh = self.files[i]
@@ -140,11 +142,13 @@ class _ShardWriter:
         self.docs[i] += 1
         self.sentences[i] += n_sentences
         self.sources[i][source] += 1
+        self.source_bytes[i][source] += len(data) + 1
 
     def table(self, split: str) -> list[dict]:
         return [{"file": p.name, "split": split, "documents": d, "sentences": s, "bytes": b,
-                 "sources": dict(sorted(c.items()))}
-                for p, d, s, b, c in zip(self.paths, self.docs, self.sentences, self.sizes, self.sources)]
+                 "sources": dict(sorted(c.items())), "source_bytes": dict(sorted(sb.items()))}
+                for p, d, s, b, c, sb in zip(self.paths, self.docs, self.sentences, self.sizes, self.sources,
+                                             self.source_bytes)]
 
 
 def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
@@ -235,7 +239,7 @@ def _scan_documents(run: StageRun, files: list[Path], seed: int, test_fraction: 
 def _choose_held_out(run: StageRun, files: list[Path], scanned: _Scanned, seed: int,
                      test_fraction: float, floor: int) -> np.ndarray:
     """The held-out documents: hashes below --test-fraction, then the next-smallest up to
-    `floor` sentences (MAX_TEST_SHARE at most); at least one when any is asked for."""
+    `floor` sentences (MAX_TEST_SHARE at most); at least one of every source when any is asked for."""
     infos, starts, total = scanned.infos, scanned.starts.tolist(), scanned.total
     held_out = np.zeros(total, dtype=bool)
     for start, info in zip(starts, infos):
@@ -254,6 +258,8 @@ def _choose_held_out(run: StageRun, files: list[Path], scanned: _Scanned, seed: 
                                    candidate_fraction=share)
         infos = [{**info, "candidates": again["candidates"]}
                  for info, again in zip(infos, run.map(rescan, files))]
+    if test_fraction > 0:
+        _hold_out_each_source(held_out, files, scanned)
     if not held_out.any() and test_fraction > 0 and total >= 2:
         # Hold out the document with the smallest hash, so that a test shard exists.
         f = min((i for i in range(len(infos)) if scanned.counts[i]), key=lambda i: infos[i]["min_hash"])
@@ -261,6 +267,22 @@ def _choose_held_out(run: StageRun, files: list[Path], scanned: _Scanned, seed: 
     for info in scanned.infos:
         info.pop("candidates", None)
     return held_out
+
+
+def _hold_out_each_source(held_out: np.ndarray, files: list[Path], scanned: _Scanned) -> None:
+    """At least one held-out document from every source of two documents or more (a small web
+    slice beside a large Wikipedia can draw none by hash): its document with the smallest hash."""
+    by_source: dict[str, list[int]] = {}
+    for i, path in enumerate(files):
+        if scanned.counts[i]:
+            by_source.setdefault(source_of(path.name), []).append(i)
+    starts = scanned.starts.tolist()
+    for source_files in by_source.values():
+        docs = [(starts[i], starts[i] + scanned.counts[i]) for i in source_files]
+        if sum(b - a for a, b in docs) < 2 or any(held_out[a:b].any() for a, b in docs):
+            continue
+        f = min(source_files, key=lambda i: scanned.infos[i]["min_hash"])
+        held_out[starts[f] + scanned.infos[f]["min_index"]] = True
 
 
 @dataclass(frozen=True)
@@ -324,13 +346,14 @@ def _write_shards(files: list[Path], scanned: _Scanned, plan: _Plan, train_paths
 def _summary(table: list[dict], plan: _Plan, scanned: _Scanned, file_sources: list[str],
              weights: dict, seconds: float) -> dict:
     """The stage's summary: documents and shards, sentences, bytes, and the counts per source."""
-    per_source = {s: {"documents": 0, "training_documents": 0, "test_documents": 0,
-                      "weight": weights.get(s, 1.0)} for s in dict.fromkeys(file_sources)}
+    per_source = {s: {"documents": 0, "training_documents": 0, "test_documents": 0, "training_bytes": 0,
+                      "test_bytes": 0, "weight": weights.get(s, 1.0)} for s in dict.fromkeys(file_sources)}
     for s, n in zip(file_sources, scanned.counts):
         per_source[s]["documents"] += n
     for row in table:
         for s, n in row["sources"].items():
             per_source[s][f"{row['split']}_documents"] += n
+            per_source[s][f"{row['split']}_bytes"] += row["source_bytes"][s]
     train_bytes = [r["bytes"] for r in table if r["split"] == "training"]
     return {
         "documents": scanned.total, "training_documents": len(plan.unit_doc),

@@ -36,7 +36,8 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
     assert "scripts/heldout_mlm.py" in out and out.count("--device cpu") >= 2
     for step in ("export", "held-out accuracy", "fill-mask", "pipeline report"):
         assert re.search(rf"^   {step}: \d+\.\d s$", out, re.M), step
-    assert out.strip().splitlines()[-4].startswith("== did it learn? On ")
+    assert out.strip().splitlines()[-5].startswith("== did it learn? On ")
+    assert out.strip().splitlines()[-2].startswith("   passes: the run read its text ")   # a CPU: no warning
     run = tmp_path / "runs" / "hu_modern"
     card = (run / "hf" / "README.md").read_text(encoding="utf-8")
     assert "ModernBertForMaskedLM" in card and "none logged" not in card
@@ -114,7 +115,7 @@ def test_long_trains_through_phases_and_prints_the_context_evaluation(sample_dum
     assert "phases of 128 -> 512 -> 2,048 tokens" in out and "--phases" in out
     assert "$ python -m trainer.evaluation --model" in out
     # the sample's articles are under 1,024 tokens: the closing line says there is nothing to score
-    assert out.strip().splitlines()[-3].startswith("== does it read the long context? context evaluation")
+    assert out.strip().splitlines()[-4].startswith("== does it read the long context? context evaluation")
     run = tmp_path / "runs" / "hu_modern_long"
     assert [p["train_batch_size"] for p in json.loads((run / "phases.json").read_text())] == [32, 8, 2]
     starts = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]

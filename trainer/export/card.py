@@ -23,6 +23,7 @@ from pathlib import Path
 from common.atomic import write_text_atomic
 from common.heldout_file import read_heldout
 from common.numbers import baseline_text, signed
+from trainer.export.passes import passes_row
 
 CC_BY_SA = "https://creativecommons.org/licenses/by-sa/4.0/"
 KINDS = {"wordpiece": "WordPiece", "bpe": "BPE", "unigram": "Unigram", "wordlevel": "word-level"}
@@ -349,7 +350,7 @@ trained with wiki2bert on the {wikipedia}.
 | Wikipedia dump | {dump} |
 | corpus | {corpus_row} |
 | vocab | {spec.size:,} {KINDS.get(spec.piece_model, spec.piece_model)} tokens, {case} |
-| training | {training_row} |
+| training | {training_row} |{passes_row(hp, train)}
 | objective | {hp.get('objective', 'unknown')} |{attention_row(hp)}
 | final training loss | {losses} |
 | last evaluation | {evals} |{heldout_row(run_dir, meta.get("step"))}{context_row(_records(run_dir))}

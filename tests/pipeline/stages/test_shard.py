@@ -181,3 +181,26 @@ def test_too_few_candidates_are_scanned_for_again(tmp_path, monkeypatch):
                    test_fraction=0.01, min_test_sentences=10**6)
     assert narrow["test_documents"] == 20        # the cap is still reached, with the same documents
     assert outputs(tmp_path / "narrow") == outputs(tmp_path / "wide") and wide["test_documents"] == 20
+
+
+def test_every_source_holds_out_documents_and_its_bytes_are_counted(tmp_path):
+    """A small web slice beside a large Wikipedia draws no test document by hash: it gets its
+    smallest hash's, so that every source's text is held out (and trains no copy of it)."""
+    docs = make_corpus(tmp_path / "in", n_files=4, docs_per_file=100)
+    web = [f"Webes oldal {i}, rövid szöveg.\nMásodik mondata {i}." for i in range(6)]
+    (tmp_path / "in" / "web__part_0000.txt").write_text("\n\n".join(web) + "\n", encoding="utf-8")
+    summary = shard(lang="hu", workers=1, input=tmp_path / "in", output=tmp_path / "o",
+                    test_fraction=0.01, min_test_sentences=0, weights={"web": 2.0})
+    per = summary["sources"]
+    assert per["web"]["test_documents"] == 1 and per["wikipedia"]["test_documents"] >= 1
+    test = shard_docs(tmp_path / "o", "*test_*.txt")
+    assert len([d for d in test if d.startswith("Webes")]) == 1
+    assert per["web"]["training_documents"] == 2 * 5 and per["wikipedia"]["training_documents"] == (
+        len(docs) - per["wikipedia"]["test_documents"])
+    # the bytes of each source in the shards (copies included): what encode splits its tokens by
+    for split in ("training", "test"):   # each document and its newline; a blank line between two
+        files = list((tmp_path / "o").glob(f"huwiki_{split}_*.txt"))
+        blank = sum(s[f"{split}_documents"] for s in per.values()) - len(files)
+        assert sum(s[f"{split}_bytes"] for s in per.values()) + blank == sum(p.stat().st_size for p in files)
+    web_test = next(d for d in test if d.startswith("Webes"))
+    assert per["web"]["test_bytes"] == len(web_test.encode()) + 1
