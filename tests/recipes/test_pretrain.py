@@ -36,7 +36,14 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
     assert "scripts/heldout_mlm.py" in out and out.count("--device cpu") >= 2
     for step in ("export", "held-out accuracy", "fill-mask", "pipeline report"):
         assert re.search(rf"^   {step}: \d+\.\d s$", out, re.M), step
-    assert out.strip().splitlines()[-4].startswith("== did it learn? On ")
+    closing = out.strip().splitlines()[-6:]
+    assert closing[0].startswith("== did it learn? On ") and "every token masked once as [MASK]" in closing[0]
+    # issue 60: the trainer's own eval named beside it; 15 s leave the model at word frequencies: the
+    # budget that would get it past them at this run's pace, as a command
+    assert closing[2].startswith("   (the trainer's eval at step ") and "static masks" in closing[2]
+    assert closing[3].startswith("   train longer: about 400 steps") and " --budget " in closing[3]
+    budget = re.search(r"so --budget (\d+m|[\d.]+h) trains about 400: `", closing[3]).group(1)
+    assert f"--budget {budget}`" in closing[3] and "--budget 15s" not in closing[3]
     run = tmp_path / "runs" / "hu_modern"
     card = (run / "hf" / "README.md").read_text(encoding="utf-8")
     assert "ModernBertForMaskedLM" in card and "none logged" not in card
@@ -250,6 +257,23 @@ def test_long_on_a_cpu_with_a_short_budget_is_warned_before_and_after(stubbed, m
     assert long_budget_warning("cuda", "5m") == "" and long_budget_warning("cpu", "5 minutes") == ""
 
 
+def test_a_short_budget_on_a_cpu_is_said_before_the_first_step(stubbed, capsys):
+    """Issue 60: BUDGET=5m learned nothing and said so only at the end; now one line before the
+    run says what was measured and the budget to give. Not for 30m, not with --long (its own line)."""
+    from recipes.budget_advice import short_budget_warning
+
+    calls, args = stubbed
+    short = [*args[:args.index("--budget")], "--budget", "5m", *args[args.index("--budget") + 2:]]
+    assert script.main(short) == 0
+    out = capsys.readouterr().out.splitlines()
+    warning = short_budget_warning("cpu", "5m")
+    assert warning.startswith("warning: BUDGET=5m on a CPU: the model needs about 400 steps")
+    assert "5.0x at 15m" in warning and warning.count("BUDGET=15m or more") == 1
+    assert out.index(warning) < next(i for i, line in enumerate(out) if line.startswith("== [1/5]"))
+    assert script.main(args) == 0
+    assert not any(w.startswith("warning: BUDGET") for w in capsys.readouterr().out.splitlines())
+
+
 def test_a_corpus_that_held_nothing_out_skips_the_heldout_step_in_one_line(tmp_path, capsys):
     """A corpus too small for a test shard: the held-out step said so and went on (it ended
     make pretrain in heldout_accuracy's ValueError traceback before)."""
@@ -270,7 +294,8 @@ def test_a_corpus_that_held_nothing_out_skips_the_heldout_step_in_one_line(tmp_p
 def test_a_rerun_keeps_the_heldout_measure_of_the_same_export(tmp_path, monkeypatch, capsys):
     measured, carded = [], []
     result = {"accuracy": 0.2, "tokens": 100, "rows": 3, "unigram_accuracy": 0.05, "unigram_token": ","}
-    monkeypatch.setattr(script, "heldout_accuracy", lambda hf, hdf5, device: measured.append(1) or result)
+    monkeypatch.setattr(script, "heldout_accuracy", lambda hf, hdf5, device, max_tokens:
+                        measured.append(1) or {**result, "max_tokens": max_tokens})
     monkeypatch.setattr(script, "add_heldout", lambda *a: carded.append(a))
     hf, hdf5, out = tmp_path / "hf", tmp_path / "hdf5", tmp_path / "run"
     for d in (hf, hdf5, out):
@@ -279,12 +304,14 @@ def test_a_rerun_keeps_the_heldout_measure_of_the_same_export(tmp_path, monkeypa
     first = script.heldout_step(hf, hdf5, out, 40, "cpu")
     again = script.heldout_step(hf, hdf5, out, 40, "cpu")
     assert len(measured) == 1 and len(carded) == 1
-    assert {k: again[k] for k in result} == first
+    assert {k: again[k] for k in first} == first
     assert "held-out accuracy of step 40, measured before: held-out MLM accuracy 0.200" in capsys.readouterr().out
     script.heldout_step(hf, hdf5, out, 60, "cpu")   # another checkpoint: measured again
     os.utime(hf / "model.safetensors", (4e9, 4e9))   # the same step exported again
     script.heldout_step(hf, hdf5, out, 60, "cpu")
     assert len(measured) == 3
+    script.heldout_step(hf, hdf5, out, 60, "cpu", max_tokens=0)   # issue 60: the full measure asked
+    assert len(measured) == 4 and "--max-tokens 0 --device cpu" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda"])
