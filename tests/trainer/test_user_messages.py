@@ -1,5 +1,6 @@
 """What a trainer user sees: how many instances an evaluation used (and a warning when they are
-too few to mean much), what its accuracy scores (the static masks, issue 60), and a user error under a real torchrun printed once, with torchrun's own
+too few to mean much), what its accuracy scores (the static masks, issue 60), and a user error
+under a real torchrun printed once, with torchrun's own
 summary showing the message."""
 from __future__ import annotations
 
