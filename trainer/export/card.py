@@ -15,11 +15,11 @@ Usage:
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 
 from common.atomic import write_text_atomic
+from common.dump_date import dump_date
 from common.heldout_file import STATIC_MASKS, read_heldout
 from common.numbers import baseline_text, signed
 
@@ -151,12 +151,8 @@ def corpus_facts(input_dir: str | None) -> dict:
     download = _json(hdf5.parent / "download" / "manifest.json").get("summary", {})
     if download.get("dump"):
         facts["dump"] = Path(download["dump"]).name
-        date = download.get("date") if download.get("date") not in (None, "latest") else None
-        found = re.search(r"(20\d{6})", facts["dump"])
-        # a dump renamed (xxwiki.xml.xz): the newest revision in it, which extract recorded
         newest = _json(hdf5.parent / "extracted" / "manifest.json").get("summary", {}).get("newest_revision")
-        facts["dump_date"] = date or (found.group(1) if found else
-                                      f"{newest[:10]}, its newest revision" if newest else "unknown")
+        facts["dump_date"] = dump_date(facts["dump"], download.get("date"), newest)
     return facts
 
 

@@ -45,7 +45,7 @@ def test_the_card_holds_the_runs_and_the_corpus_facts(tmp_path):
     write(ckpt / "meta.json", {"step": 400, "phase": 1})
     card = small_card(run, ckpt, tmp_path, 123456, "bert")
     assert card.startswith("---\nlanguage:\n- uk\n") and "pipeline_tag: fill-mask" in card
-    for fact in ("ukwiki-20230501-pages-articles.xml.bz2 (date 20230501)", "355 documents",
+    for fact in ("ukwiki-20230501-pages-articles.xml.bz2 (date 2023-05-01)", "355 documents",
                  "610,373 tokens", "27,552 training instances", "200 WordPiece tokens, cased",
                  "123,456 parameters", "400 steps of 400", "bf16", "loss 6.5000 (MLM 5.8000",
                  "on 3,602 held-out instances", "BertForPreTraining.from_pretrained",
