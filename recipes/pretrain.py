@@ -61,7 +61,7 @@ from pipeline.encoding.hdf5_format import output_folder_name
 from pipeline.text.language_settings import word_segmenter
 from recipes.budget_advice import longer_budget_line, short_budget_warning
 from recipes.commands import DemoError, StepFailed, read_json, run_command, say, shown, timed
-from recipes.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary
+from recipes.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_needs, probe_summary
 from recipes.fill_mask import fill_masks, hide_words  # light: torch and transformers when called
 from recipes.heldout_mlm import (  # torch when called
     MAX_TOKENS,
@@ -251,8 +251,8 @@ def probe(a, device: str, hf: Path, out: Path) -> list[Path]:
     test = summary.get("test_sentences", 0)
     if a.probe == "off" or (a.probe == "auto" and test < MIN_TEST_SENTENCES):
         took = probe_estimate(out.parent, summary.get("train_sentences", 0), device)
-        say(f"probe: not run ({test} held-out sentences; it needs {MIN_TEST_SENTENCES} to tell a "
-            "pretrained model from a random one reliably): --probe on runs it anyway"
+        say(f"probe: not run ({test} held-out sentences; it needs {MIN_TEST_SENTENCES} to tell a pretrained "
+            f"model from a random one reliably: {probe_needs(a.data_dir / a.lang)}): --probe on runs it anyway"
             + (f", {took} here" if took else "") if a.probe == "auto" else "probe: off")
         return []
     with timed("probe"):

@@ -10,7 +10,9 @@ Two streaming passes over the filtered files, never the whole corpus in memory:
    the same for any --workers.
    The held-out share has a floor: while the test documents hold fewer than
    --min-test-sentences sentences, the documents with the next-smallest hashes join them, up to
-   MAX_TEST_SHARE of the documents (so a 40-article sample still trains on 36). Evaluations on
+   MAX_TEST_SHARE of the documents (so a 40-article sample still trains on 36), or up to
+   SMALL_TEST_SHARE where that share would leave the probe (`pipeline probe`) too few held-out
+   sentences for a score and the larger one would not (test_share_cap). Evaluations on
    a few hundred sentences or instances mean little (the vocab report and the trainer say so).
 
 Writes DATA_DIR/LANG/sharded/{LANG}wiki_training_{i}.txt and {LANG}wiki_test_{i}.txt
@@ -59,7 +61,12 @@ log = logging.getLogger("pipeline")
 MIN_AUTO_SHARDS = 16
 AUTO_SHARD_BYTES = 128 * 1000 * 1000  # above 16 shards, about this much text per training shard
 MIN_TEST_SENTENCES = 2500   # held-out floor: ~1,000 eval instances at seq 512 with dupe factor 5
-MAX_TEST_SHARE = 0.1        # the floor never holds out more than this share of the documents
+MAX_TEST_SHARE = 0.1        # the floor never holds out more than this share of the documents,
+SMALL_TEST_SHARE = 0.25     # nor than this where the probe needs it: PROBE_HELD_OUT held-out sentences
+# give the probe 500 test and 500 dev sentences (pipeline/stages/probe.py's floors): 57% of uk's
+# held-out sentences had a mention it could use, 85% of vi's (bench/README.md, issue 60). uk's
+# 2.5 MB dump (18,048 sentences) held out 696 at 10%, and its probe, 197 test sentences, was skipped.
+PROBE_HELD_OUT = 2000
 # The floor adds documents in hash order (the choice depends on the text and the seed only).
 # Pass 1 keeps (hash, index, sentences) only of the documents whose hash falls below this
 # share; should they run out before the floor or the cap is reached (small corpora), the
@@ -84,6 +91,7 @@ def scan_file(path: Path, seed: int, test_fraction: float, candidate_fraction: f
             info["test"].append(i)
         if is_test(h, candidate_fraction):
             info["candidates"].append((h, i, len(doc)))
+        info["sentences"] = info.get("sentences", 0) + len(doc)
         if info["min_hash"] is None or h < info["min_hash"]:
             info["min_hash"], info["min_index"] = h, i
     return info
@@ -99,6 +107,15 @@ def assign_largest_first(sizes: np.ndarray, n_shards: int) -> np.ndarray:
         shard_of[d] = i
         heapq.heapreplace(heap, (total + int(sizes[d]), i))
     return shard_of
+
+
+def test_share_cap(sentences: int, floor: int) -> float:
+    """The most of the documents the floor may hold out: MAX_TEST_SHARE, or SMALL_TEST_SHARE for
+    a corpus of `sentences` where the first share holds fewer than the probe needs (PROBE_HELD_OUT,
+    or the floor where lower) and the second that many (a smaller corpus, the shipped sample,
+    keeps its training text: no share would give it a probe)."""
+    need = min(floor, PROBE_HELD_OUT)
+    return SMALL_TEST_SHARE if MAX_TEST_SHARE * sentences < need <= SMALL_TEST_SHARE * sentences else MAX_TEST_SHARE
 
 
 def add_test_floor(held_out: np.ndarray, candidates: list[tuple[int, int, int]],
@@ -235,17 +252,18 @@ def _scan_documents(run: StageRun, files: list[Path], seed: int, test_fraction: 
 def _choose_held_out(run: StageRun, files: list[Path], scanned: _Scanned, seed: int,
                      test_fraction: float, floor: int) -> np.ndarray:
     """The held-out documents: hashes below --test-fraction, then the next-smallest up to
-    `floor` sentences (MAX_TEST_SHARE at most); at least one when any is asked for."""
+    `floor` sentences (test_share_cap's share of the documents at most); at least one when any is asked for."""
     infos, starts, total = scanned.infos, scanned.starts.tolist(), scanned.total
     held_out = np.zeros(total, dtype=bool)
     for start, info in zip(starts, infos):
         held_out[[start + d for d in info["test"]]] = True
     share = max(test_fraction, CANDIDATE_SHARE)
+    cap = int(test_share_cap(sum(info.get("sentences", 0) for info in infos), floor) * total)
     while floor:
         candidates = [(h, start + i, n) for start, info in zip(starts, infos)
                       for h, i, n in info["candidates"]]
         with_floor = held_out.copy()
-        ran_out = add_test_floor(with_floor, candidates, floor, int(MAX_TEST_SHARE * total))
+        ran_out = add_test_floor(with_floor, candidates, floor, cap)
         if not ran_out or share >= 1:
             held_out = with_floor
             break
@@ -357,7 +375,8 @@ def _summary(table: list[dict], plan: _Plan, scanned: _Scanned, file_sources: li
 @click.option("--min-test-sentences", type=click.IntRange(min=0), default=MIN_TEST_SENTENCES,
               show_default=True,
               help=f"Hold out more documents until the test shards have this many sentences, "
-                   f"up to {MAX_TEST_SHARE:.0%} of the documents (0: exactly --test-fraction).")
+                   f"up to {MAX_TEST_SHARE:.0%} of the documents ({SMALL_TEST_SHARE:.0%} where the probe "
+                   "needs it: see the docs) (0: exactly --test-fraction).")
 @click.option("--seed", type=int, default=12345, show_default=True,
               help="Seed of the document hash that picks the held-out documents.")
 @click.option("--weight", "weights", multiple=True, metavar="NAME=W",

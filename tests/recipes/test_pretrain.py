@@ -32,6 +32,7 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
         assert flag in out, flag
     assert "held-out MLM accuracy" in out and "[MASK]" in out and "' ranks " in out   # a word hidden whole, its rank
     assert "probe: not run (15 held-out sentences" in out and "--probe on runs it anyway, about" in out
+    assert "a corpus of about 11,000 filtered sentences holds that many out (14x this one's 801)" in out
     # the closing steps on the run's device, each with its seconds
     assert "scripts/heldout_mlm.py" in out and out.count("--device cpu") >= 2
     for step in ("export", "held-out accuracy", "fill-mask", "pipeline report"):

@@ -181,3 +181,19 @@ def test_too_few_candidates_are_scanned_for_again(tmp_path, monkeypatch):
                    test_fraction=0.01, min_test_sentences=10**6)
     assert narrow["test_documents"] == 20        # the cap is still reached, with the same documents
     assert outputs(tmp_path / "narrow") == outputs(tmp_path / "wide") and wide["test_documents"] == 20
+
+
+def test_a_small_corpus_holds_out_enough_for_the_probe(tmp_path):
+    """Issue 60: a 2.5 MB dump held out 10% of its documents, too few sentences for the probe's
+    500 test sentences, and make pretrain ended without a task score. Where 10% holds fewer than
+    PROBE_HELD_OUT sentences and 25% holds that many, the floor goes up to 25%."""
+    docs = make_corpus(tmp_path / "in", n_files=2, docs_per_file=800)   # 1,600 documents
+    total = sum(d.count("\n") + 1 for d in docs)
+    assert sharding.MAX_TEST_SHARE * total < sharding.PROBE_HELD_OUT <= sharding.SMALL_TEST_SHARE * total
+    out = shard(lang="hu", workers=1, input=tmp_path / "in", output=tmp_path / "o", test_fraction=0.01)
+    assert out["test_sentences"] >= sharding.MIN_TEST_SENTENCES > sharding.PROBE_HELD_OUT
+    assert int(sharding.MAX_TEST_SHARE * 1600) < out["test_documents"] <= int(sharding.SMALL_TEST_SHARE * 1600)
+    # the cap: 10% for a corpus too small for any share to give the probe its sentences, or large enough
+    assert sharding.test_share_cap(801, 2500) == sharding.test_share_cap(30_000, 2500) == sharding.MAX_TEST_SHARE
+    assert sharding.test_share_cap(18_048, 2500) == sharding.SMALL_TEST_SHARE   # uk's dump
+    assert sharding.test_share_cap(18_048, 500) == sharding.MAX_TEST_SHARE      # a floor of 500: 10% holds it
