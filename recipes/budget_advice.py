@@ -21,8 +21,7 @@ import json
 import math
 from pathlib import Path
 
-from common.budget import BudgetError, parse_budget
-from recipes.pretrain_advice import rerun_command, via_make
+from recipes.pretrain_advice import cpu_budget_below, rerun_command, via_make
 
 LEARN_STEPS = 400
 CPU_MIN_BUDGET = "15m"
@@ -37,11 +36,7 @@ def budget_flag() -> str:
 def short_budget_warning(device: str, budget: str) -> str:
     """One line where a CPU run's budget is under CPU_MIN_BUDGET; "" otherwise (and on a GPU, where
     nothing is measured, and for a budget the trainer will refuse)."""
-    try:
-        short = device == "cpu" and parse_budget(budget) < parse_budget(CPU_MIN_BUDGET)
-    except BudgetError:
-        return ""
-    if not short:
+    if not cpu_budget_below(device, budget, CPU_MIN_BUDGET):
         return ""
     return (f"warning: {budget_flag()}{budget} on a CPU: the model needs about {LEARN_STEPS} steps to get "
             f"past word frequencies, measured {CPU_MEASURED}: give {budget_flag()}{CPU_MIN_BUDGET} or more "

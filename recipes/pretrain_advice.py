@@ -120,14 +120,19 @@ def pace_by_seq_len(log: Path) -> dict:
     return pace
 
 
+def cpu_budget_below(device: str, budget: str, minimum: str) -> bool:
+    """A CPU run's budget under `minimum`; False on a GPU and for a budget the trainer will refuse
+    (its own error says why)."""
+    try:
+        return device == "cpu" and parse_budget(budget) < parse_budget(minimum)
+    except BudgetError:
+        return False
+
+
 def long_budget_warning(device: str, budget: str) -> str:
     """One line where --long on a CPU is given less time than it needs to pay (CPU_MIN_BUDGET,
     measured: recipes/long_recipe.py); "" otherwise, and for a budget the trainer will refuse."""
-    try:
-        short = device == "cpu" and parse_budget(budget) < parse_budget(CPU_MIN_BUDGET)
-    except BudgetError:
-        return ""
-    if not short:
+    if not cpu_budget_below(device, budget, CPU_MIN_BUDGET):
         return ""
     flag = "BUDGET=" if via_make() else "--budget "
     return (f"warning: --long on a CPU with {flag}{budget}: below {CPU_MIN_BUDGET} the model stays near "
