@@ -6,6 +6,7 @@ three say the same number.
     signed(-0.00004)        # "-0.00004"
     signed(0.02, digits=4)  # "+0.0200": the console's lines, whose accuracies have 4
     baseline_text(heldout)  # "0.214 ± 0.009 against 0.061 for the unigram baseline (always 'the'): 3.5x ..."
+    ratio_error(heldout)    # " (± 0.2)", " (± 0.04)" under 0.1: an error never shown as 0.0
 """
 from __future__ import annotations
 
@@ -26,6 +27,15 @@ def signed(value: float, digits: int = 3) -> str:
     return text
 
 
+def ratio_error(r: dict) -> str:
+    """The standard error of a held-out record's ratio to the unigram baseline, in brackets (""
+    for a record without one)."""
+    if "ratio_standard_error" not in r:
+        return ""
+    se = float(r["ratio_standard_error"])
+    return f" (± {se:.1f})" if se >= 0.1 else f" (± {se:.2f})"
+
+
 def baseline_text(r: dict) -> str:
     """A held-out masked-LM accuracy against the unigram baseline, from heldout_mlm.json's record
     (recipes/heldout_mlm.py): '0.214 ± 0.009 against 0.061 for the unigram baseline (always 'the'):
@@ -34,8 +44,7 @@ def baseline_text(r: dict) -> str:
     has no standard error and no sample)."""
     acc, base = float(r["accuracy"]), float(r["unigram_accuracy"])
     se = f" ± {float(r['standard_error']):.3f}" if "standard_error" in r else ""
-    ratio_se = f" (± {float(r['ratio_standard_error']):.1f})" if "ratio_standard_error" in r else ""
-    ratio = f"{acc / base:.1f}x{ratio_se} the baseline" if base else "the baseline guesses nothing right"
+    ratio = f"{acc / base:.1f}x{ratio_error(r)} the baseline" if base else "the baseline guesses nothing right"
     rows, held_out = r.get("rows"), r.get("rows_held_out")
     where = (f"{rows:,} of {held_out:,} held-out rows ({'a seeded sample' if r.get('max_tokens') else 'the first'})"
              if isinstance(rows, int) and isinstance(held_out, int) and rows < held_out else "held-out rows")

@@ -36,6 +36,7 @@ import sys
 from pathlib import Path
 
 from common.heldout_file import EVERY_TOKEN, STATIC_MASKS, verdict, write_heldout
+from common.numbers import ratio_error
 
 SEED = 12345
 MAX_TOKENS = 4096          # the sample's tokens (0: every row, up to max_rows); see the docstring
@@ -207,10 +208,9 @@ def rows_read(r: dict) -> str:
 
 def summary_line(r: dict) -> str:
     se = f" ± {r['standard_error']:.3f}" if "standard_error" in r else ""
-    ratio_se = f" (± {r['ratio_standard_error']:.1f})" if "ratio_standard_error" in r else ""
     return (f"held-out MLM accuracy {r['accuracy']:.3f}{se}, {EVERY_TOKEN}, on {r['tokens']:,} tokens "
             f"({rows_read(r)}), unigram baseline {r['unigram_accuracy']:.3f} "
-            f"('{r['unigram_token']}' every time): {ratio_of(r):.1f}x{ratio_se} the baseline")
+            f"('{r['unigram_token']}' every time): {ratio_of(r):.1f}x{ratio_error(r)} the baseline")
 
 
 def verdict_lines(r: dict | None, articles: int | None = None) -> list[str]:
@@ -222,11 +222,10 @@ def verdict_lines(r: dict | None, articles: int | None = None) -> list[str]:
     held_out = f"{articles} held-out articles" if articles else "held-out text"
     sample = f" ({rows_read(r)})" if r.get("rows", 0) < r.get("rows_held_out", 0) else ""
     se = f" ± {100 * r['standard_error']:.1f}%" if "standard_error" in r else ""
-    ratio_se = f" (± {r['ratio_standard_error']:.1f})" if "ratio_standard_error" in r else ""
     return [f"== did it learn? On {r['tokens']:,} tokens of {held_out} it never trained on{sample}, "
             f"{EVERY_TOKEN}, the model guesses {100 * r['accuracy']:.1f}%{se} right;",
             f"   always guessing the most frequent token ('{r['unigram_token']}') gets "
-            f"{100 * r['unigram_accuracy']:.1f}%: {ratio_of(r):.1f}x that{ratio_se}: {verdict(ratio_of(r))}."]
+            f"{100 * r['unigram_accuracy']:.1f}%: {ratio_of(r):.1f}x that{ratio_error(r)}: {verdict(ratio_of(r))}."]
 
 
 def trainer_eval_line(run_dir: Path) -> str:
