@@ -244,7 +244,7 @@ def trainer_eval_line(run_dir: Path) -> str:
     if last is None:
         return ""
     return (f"   (the trainer's eval at step {last['step']} said acc {last['eval_mlm_acc']:.3f}: {STATIC_MASKS}, "
-            "the kept tokens copied; the figure above is at [MASK] alone)")
+            "where a kept token can be copied; the figure above is at [MASK] alone)")
 
 
 def main(argv=None) -> int:
