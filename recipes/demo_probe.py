@@ -53,6 +53,11 @@ def probe_needs(lang_dir: Path) -> str:
             f"({needed / sentences:.0f}x this one's {sentences:,})")
 
 
+def probe_runs() -> int:
+    """Fine-tuning runs of the probe: each seed, pretrained and from random init."""
+    return 2 * len(SEEDS.split(","))
+
+
 def probe_command(hf_dir: Path, lang_dir: Path, output_dir: Path) -> list:
     return [sys.executable, "-m", "trainer.finetune", "--model", hf_dir, "--probe", lang_dir,
             "--output_dir", output_dir, "--seeds", SEEDS, "--baseline", "random-init",

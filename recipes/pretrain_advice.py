@@ -23,7 +23,7 @@ from pathlib import Path
 from common.budget import BudgetError, parse_budget
 from pipeline.core.errors import StageError
 from pipeline.stages.download import check_wiki
-from recipes.demo_probe import EPOCHS, SEEDS
+from recipes.demo_probe import EPOCHS, probe_runs
 from recipes.long_recipe import CPU_MEASURED, CPU_MIN_BUDGET
 from trainer.finetune.plan import CPU_TRAIN_LIMIT
 
@@ -96,7 +96,7 @@ def probe_estimate(run_dir: Path, train_sentences: int, device: str) -> str:
     seq_len = min(pace, key=lambda n: (n is None, n or 0))   # None: the run names no phases
     rows_per_sec = pace[seq_len] * (max(1.0, seq_len / PROBE_SEQ) if seq_len else 1.0)
     rows = min(train_sentences, CPU_TRAIN_LIMIT) if device == "cpu" else train_sentences
-    runs = 2 * len(SEEDS.split(","))
+    runs = probe_runs()
     minutes = runs * rows * EPOCHS / rows_per_sec / 60   # a rough figure: said in whole minutes or hours
     return (f"about {minutes / 60:.1f} hours" if minutes >= 90 else
             f"about {max(1, round(minutes))} minute{'s' if round(minutes) > 1 else ''}")
