@@ -22,8 +22,11 @@ What it runs, each printed before it runs (every step resumes or skips finished 
      recipes/pretrain_plan.py, from the budget, the corpus and the card), each phase's
      micro-batch the card's;
   5. export (`python -m trainer.export`), held-out masked-LM accuracy against the unigram
-     baseline (recipes/heldout_mlm.py), fill-mask on held-out sentences: on the device the
-     run trained on (--device), each closing step printing its seconds;
+     baseline (recipes/heldout_mlm.py: every token of a seeded sample of --heldout-tokens 4,096
+     held-out tokens masked once as [MASK], with its standard error; 0: every held-out row),
+     fill-mask on held-out sentences: on the device the run trained on (--device), each closing
+     step printing its seconds; a model still near word frequencies gets the budget that would
+     take it past them at this run's pace (recipes/budget_advice.py);
   6. the probe (`python -m trainer.finetune --probe`, 3 seeds, against random init) where its
      test split can tell them apart (recipes/demo_probe.py), and `pipeline report --run
      --downstream`: DATA_DIR/LANG/report.html holds the corpus, the curves and the scores.
@@ -41,7 +44,8 @@ global RoPE θ raised for them, into RUNS/LANG_modern_long; step 5 adds the cont
 (`python -m trainer.evaluation`: the accuracy deep in long held-out articles with the whole
 article around the mask against 512 tokens, the gain) to the closing lines. On a CPU with a
 budget under 20 minutes (recipes/long_recipe.py's CPU_MIN_BUDGET, measured) it says in one line,
-before the run and among the closing lines, that the model will stay near word frequencies.
+before the run and among the closing lines, that the model will stay near word frequencies;
+without --long, under 15 minutes (recipes/budget_advice.py's), before the run.
 """
 from __future__ import annotations
 
@@ -53,20 +57,24 @@ from argparse import ArgumentDefaultsHelpFormatter
 from pathlib import Path
 
 from common.flags import HintingParser
-from common.heldout_file import HELDOUT, read_heldout
+from common.heldout_file import HELDOUT, LEARNED, read_heldout
 from common.numbers import plural
 from pipeline.core.runner import FORCE_HINT_ENV
 from pipeline.encoding.hdf5_format import output_folder_name
 from pipeline.text.language_settings import word_segmenter
-from recipes.commands import DemoError, StepFailed, read_json, run_command, say, shown, timed
+from recipes.budget_advice import longer_budget_line, short_budget_warning
+from recipes.commands import DemoError, StepFailed, font_cache_env, read_json, run_command, say, shown, timed
 from recipes.continuation import continuation
-from recipes.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_summary
+from recipes.demo_probe import MIN_TEST_SENTENCES, probe_command, probe_needs, probe_runs, probe_summary
 from recipes.fill_mask import fill_masks, hide_words  # light: torch and transformers when called
 from recipes.heldout_mlm import (  # torch when called
+    MAX_TOKENS,
     NothingHeldOut,
     heldout_accuracy,
+    ratio_of,
     save_result,
     summary_line,
+    trainer_eval_line,
     verdict_lines,
 )
 from recipes.long_recipe import LONG, write_phases
@@ -84,6 +92,8 @@ from recipes.pretrain_commands import (
     RUN_MODEL,
     context_command,
     encode,
+    export_command,
+    fill_mask_command,
     forced,
     heldout_command,
     later_stages,
@@ -173,37 +183,41 @@ def heldout_sentences(a, n: int = 3) -> list[str]:
 
 def evaluate(a, device: str, out: Path, hf: Path, hdf5: list[Path], advice: list[str]) -> list[str]:
     """The closing steps on the device the run trained on, each saying its seconds; the closing
-    lines, `advice` after the verdict."""
+    lines: the verdict, the trainer's own eval named beside it, the budget that would get a model
+    still near word frequencies past them (this run's pace), then `advice`."""
     newest = list_checkpoints(out)[-1]
     if not (hf / "config.json").is_file() or (hf / "model.safetensors").stat().st_mtime < \
             (newest / "model.pt").stat().st_mtime:
         with timed("export"):
-            run_command([sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf],
-                        "export")
-    result = heldout_step(hf, hdf5[0], out, checkpoint_step(newest), device)
+            run_command(export_command(out, hf), "export")
+    result = heldout_step(hf, hdf5[0], out, checkpoint_step(newest), device, a.heldout_tokens)
     long = [context(hf, hdf5[-1], device)] if a.long else []
     sentences = heldout_sentences(a)
     if sentences:
         with timed("fill-mask"):
-            say(f"$ {shown([sys.executable, 'scripts/fill_mask.py', hf, *sentences, '--device', device])}")
+            say(f"$ {shown(fill_mask_command(hf, sentences, device))}")
             for filled in fill_masks(hf, sentences, device=device):
                 say("\n".join(filled.lines()))
-    return verdict_lines(result) + advice + long + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"]
+    longer = longer_budget_line(out, a.argv) if result is not None and ratio_of(result) < LEARNED else ""
+    named = trainer_eval_line(out) if result is not None else ""
+    return (verdict_lines(result) + [line for line in (named, longer) if line] + advice + long
+            + [f"   model: {hf} (trained to step {checkpoint_step(newest)})"])
 
 
-def heldout_step(hf: Path, hdf5: Path, out: Path, step: int, device: str) -> dict | None:
-    """Held-out accuracy against the unigram baseline, saved for report.html and the card; None
-    (one line said) where the corpus held nothing out. A rerun keeps the measure of the same
-    export on the same rows."""
+def heldout_step(hf: Path, hdf5: Path, out: Path, step: int, device: str, max_tokens: int = MAX_TOKENS) -> dict | None:
+    """Held-out accuracy against the unigram baseline (a seeded sample of `max_tokens` tokens; 0:
+    every held-out row), saved for report.html and the card; None (one line said) where the corpus
+    held nothing out. A rerun keeps the measure of the same export on the same rows."""
     known = read_heldout(out)
     if known.get("step") == step and known.get("model") == str(hf) and known.get("hdf5") == str(hdf5) \
+            and known.get("max_tokens") == max_tokens \
             and (out / HELDOUT).stat().st_mtime >= (hf / "model.safetensors").stat().st_mtime:
         say(f"held-out accuracy of step {step}, measured before: {known['line']}")
         return known
     with timed("held-out accuracy"):
-        say(f"$ {shown(heldout_command(hf, hdf5, device))}")
+        say(f"$ {shown(heldout_command(hf, hdf5, device, max_tokens))}")
         try:
-            result = heldout_accuracy(hf, hdf5, device=device)
+            result = heldout_accuracy(hf, hdf5, device=device, max_tokens=max_tokens)
         except NothingHeldOut as exc:
             say(f"held-out accuracy: not measured: {exc}")
             return None
@@ -225,19 +239,6 @@ def context(hf: Path, hdf5: Path, device: str = "cpu") -> str:
     return f"== does it read the long context? {line}"
 
 
-def font_cache_env(data_dir: Path) -> dict:
-    """{"MPLCONFIGDIR": DATA_DIR/.matplotlib} where matplotlib's own cache folder (MPLCONFIGDIR,
-    else XDG_CACHE_HOME/matplotlib or ~/.cache/matplotlib) cannot be written: matplotlib then
-    scans the fonts into a temporary folder for every report; {} where its cache persists."""
-    if os.environ.get("MPLCONFIGDIR"):
-        return {}
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"
-    where = next((p for p in (cache, *cache.parents) if p.exists()), None)
-    if where is not None and os.access(where, os.W_OK):
-        return {}
-    return {"MPLCONFIGDIR": str((data_dir / ".matplotlib").resolve())}
-
-
 def report(a, out: Path, results: list[Path]) -> None:
     """`pipeline report --run`, timed; matplotlib's font list in a folder that persists
     (font_cache_env), so that only the first report scans the fonts."""
@@ -251,12 +252,14 @@ def probe(a, device: str, hf: Path, out: Path) -> list[Path]:
     """The probe where it can tell; the results.json files for the report."""
     summary = (read_json(a.data_dir / a.lang / "probe" / "manifest.json") or {}).get("summary") or {}
     test = summary.get("test_sentences", 0)
+    took = probe_estimate(out.parent, summary.get("train_sentences", 0), device)
     if a.probe == "off" or (a.probe == "auto" and test < MIN_TEST_SENTENCES):
-        took = probe_estimate(out.parent, summary.get("train_sentences", 0), device)
-        say(f"probe: not run ({test} held-out sentences; it needs {MIN_TEST_SENTENCES} to tell a "
-            "pretrained model from a random one reliably): --probe on runs it anyway"
+        say(f"probe: not run ({test} held-out sentences; it needs {MIN_TEST_SENTENCES} to tell a pretrained "
+            f"model from a random one reliably: {probe_needs(a.data_dir / a.lang)}): --probe on runs it anyway"
             + (f", {took} here" if took else "") if a.probe == "auto" else "probe: off")
         return []
+    if took:   # said before the minutes it costs (uk's 2.5 MB dump: 28 minutes on 2 loaded cores)
+        say(f"probe: {test} held-out sentences: fine-tuning {probe_runs()} runs, {took} here (--probe off skips it)")
     with timed("probe"):
         run_command(probe_command(hf, a.data_dir / a.lang, out), "probe fine-tuning")
         say(probe_summary(out / "results.json"))
@@ -297,13 +300,18 @@ def main(argv=None) -> int:
     p.add_argument("--probe", choices=("auto", "on", "off"), default="auto",
                    help=f"auto: only with at least {MIN_TEST_SENTENCES} held-out probe sentences")
     add_options(p)   # --corpora, --corpus-root, --max-tokens (recipes/web_corpora.py)
+    p.add_argument("--heldout-tokens", type=int, default=MAX_TOKENS, metavar="N",
+                   help="the held-out accuracy on a seeded sample of N held-out tokens, with its standard "
+                        "error (seconds on a CPU); 0: every held-out row (minutes on a CPU)")
     p.add_argument("--force", action="store_true",
                    help="redo every step from scratch: each pipeline stage with --force (where an "
                         "earlier run had other settings, e.g. another --vocab-size), the training "
                         "from step 0")
     argv = sys.argv[1:] if argv is None else [str(x) for x in argv]
     a = p.parse_args(argv)
-    problem = input_problem(a) or (
+    a.argv = argv   # the closing lines' commands say it again with another budget
+    problem = input_problem(a) or ("--heldout-tokens must be 0 (every held-out row) or more"
+                                   if a.heldout_tokens < 0 else None) or (
         "--gpu-memory plans for a card in a --dry-run with --device cuda; a run uses the card it has"
         if a.gpu_memory and not (a.dry_run and a.device == "cuda") else None)
     if problem:
@@ -317,6 +325,8 @@ def main(argv=None) -> int:
         advice = [w for w in ([long_budget_warning(device, a.budget)] if a.long else []) if w]
         for line in advice:   # said before the minutes it costs, and again at the end
             say(line)
+        if not a.long and (short := short_budget_warning(device, a.budget)):
+            say(short)   # before the run; the closing lines give the budget this machine needs
         model_file = a.model_config or MODELS[device]
         model = read_json(model_file)
         if model is None:

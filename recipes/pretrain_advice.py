@@ -29,7 +29,7 @@ from pipeline.core.errors import StageError
 from pipeline.core.registry import validate_lang
 from pipeline.stages.download import check_wiki
 from recipes import web_corpora
-from recipes.demo_probe import EPOCHS, SEEDS
+from recipes.demo_probe import EPOCHS, probe_runs
 from recipes.long_recipe import CPU_MEASURED, CPU_MIN_BUDGET
 from trainer.finetune.plan import CPU_TRAIN_LIMIT
 
@@ -107,7 +107,7 @@ def probe_estimate(run_dir: Path, train_sentences: int, device: str) -> str:
     seq_len = min(pace, key=lambda n: (n is None, n or 0))   # None: the run names no phases
     rows_per_sec = pace[seq_len] * (max(1.0, seq_len / PROBE_SEQ) if seq_len else 1.0)
     rows = min(train_sentences, CPU_TRAIN_LIMIT) if device == "cpu" else train_sentences
-    runs = 2 * len(SEEDS.split(","))
+    runs = probe_runs()
     minutes = runs * rows * EPOCHS / rows_per_sec / 60   # a rough figure: said in whole minutes or hours
     return (f"about {minutes / 60:.1f} hours" if minutes >= 90 else
             f"about {plural(max(1, round(minutes)), 'minute')}")
@@ -131,14 +131,19 @@ def pace_by_seq_len(log: Path) -> dict:
     return pace
 
 
+def cpu_budget_below(device: str, budget: str, minimum: str) -> bool:
+    """A CPU run's budget under `minimum`; False on a GPU and for a budget the trainer will refuse
+    (its own error says why)."""
+    try:
+        return device == "cpu" and parse_budget(budget) < parse_budget(minimum)
+    except BudgetError:
+        return False
+
+
 def long_budget_warning(device: str, budget: str) -> str:
     """One line where --long on a CPU is given less time than it needs to pay (CPU_MIN_BUDGET,
     measured: recipes/long_recipe.py); "" otherwise, and for a budget the trainer will refuse."""
-    try:
-        short = device == "cpu" and parse_budget(budget) < parse_budget(CPU_MIN_BUDGET)
-    except BudgetError:
-        return ""
-    if not short:
+    if not cpu_budget_below(device, budget, CPU_MIN_BUDGET):
         return ""
     return (f"warning: --long on a CPU with {as_typed('--budget', budget)}: below {CPU_MIN_BUDGET} the model "
             f"stays near word frequencies (measured on uk: {CPU_MEASURED}) and its long phases gave no "

@@ -85,9 +85,11 @@ def export_command(out: Path, hf: Path) -> list:
     return [sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf]
 
 
-def heldout_command(hf: Path, hdf5: Path, device: str) -> list:
-    """What the held-out step says it runs (it runs recipes/heldout_mlm.py in this process)."""
-    return [sys.executable, "scripts/heldout_mlm.py", hf, hdf5, "--device", device]
+def heldout_command(hf: Path, hdf5: Path, device: str, max_tokens: int | None = None) -> list:
+    """What the held-out step says it runs (it runs recipes/heldout_mlm.py in this process); with
+    `max_tokens`, the sample it measures (0: every held-out row)."""
+    sample = ["--max-tokens", max_tokens] if max_tokens is not None else []
+    return [sys.executable, "scripts/heldout_mlm.py", hf, hdf5, *sample, "--device", device]
 
 
 def fill_mask_command(hf: Path, sentences: list, device: str) -> list:

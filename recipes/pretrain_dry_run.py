@@ -154,7 +154,7 @@ def dry_run(a, device: str, ranks: int, model: dict, card_gib: float | None, voc
         say(f"phases ({out / 'phases.json'}): {json.dumps(listed)}")
     train, _ = train_command(a, device, ranks, out / RUN_MODEL, lang_dir / "vocab", hdf5, out, tokens)
     hf = out / "hf"
-    for cmd in (train, export_command(out, hf), heldout_command(hf, hdf5[0], device),
+    for cmd in (train, export_command(out, hf), heldout_command(hf, hdf5[0], device, a.heldout_tokens),
                 *([context_command(hf, hdf5[-1], device)] if a.long else [])):
         say(f"$ {shown(cmd)}")
     fill = shown(fill_mask_command(hf, ["SENTENCES"], device))

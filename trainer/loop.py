@@ -347,7 +347,7 @@ class Trainer:
                     t0 = time.perf_counter()
             if self.pacer is not None and self.step == plan.end > first_step:
                 # the budget's clock at the end (the slowest rank's): one line and one record
-                line, record = self.pacer.summary(env, config.train_budget, len(plan.replans))
+                line, record = self.pacer.summary(env, config.train_budget, len(plan.replans), plan.replan_words())
                 metrics.log(self.step, record, prefix="budget")
                 log.info(line)
         finally:

@@ -20,8 +20,9 @@ import json
 import re
 from pathlib import Path
 
+from common.dump_date import dump_date
+
 LICENSE = "cc-by-sa-4.0"
-_DATE = re.compile(r"wiki-(\d{8})-")
 
 
 def card(front: dict, body: str) -> str:
@@ -64,11 +65,12 @@ def _front(lang: str, pretty_name: str, splits: list[str], categories: list[str]
 
 
 def dump_of(manifests: dict) -> tuple[str, str]:
-    """(the dump's file name, its date YYYY-MM-DD or 'unknown')."""
-    path = (manifests.get("extract") or {}).get("dump") or ""
+    """(the dump's file name, its date as the model card says it: common/dump_date.py)."""
+    extract = manifests.get("extract") or {}
+    path = extract.get("dump") or ""
     name = Path(path).name if path else "unknown"
-    m = _DATE.search(name)
-    return name, f"{m.group(1)[:4]}-{m.group(1)[4:6]}-{m.group(1)[6:]}" if m else "unknown (not in its file name)"
+    fetched = ((manifests.get("download") or {}).get("summary") or {}).get("date")
+    return name, dump_date(name if path else None, fetched, (extract.get("summary") or {}).get("newest_revision"))
 
 
 def _share(part: float, whole: float) -> str:

@@ -10,7 +10,9 @@ Two streaming passes over the filtered files, never the whole corpus in memory:
    the same for any --workers.
    The held-out share has a floor: while the test documents hold fewer than
    --min-test-sentences sentences, the documents with the next-smallest hashes join them, up to
-   MAX_TEST_SHARE of the documents (so a 40-article sample still trains on 36). Evaluations on
+   MAX_TEST_SHARE of the documents (so a 40-article sample still trains on 36), or up to
+   SMALL_TEST_SHARE where that share would leave the probe (`pipeline probe`) too few held-out
+   sentences for a score and the larger one would not (pipeline/text/held_out.py). Evaluations on
    a few hundred sentences or instances mean little (the vocab report and the trainer say so).
    Every source of two documents or more holds out at least one (its smallest hash).
 
@@ -54,18 +56,20 @@ from pipeline.core.runner import StageRun, Task
 from pipeline.core.sources import WIKIPEDIA, parse_weights, source_of
 from pipeline.text.documents import copies_of, doc_hash, documents, is_test, read_utf8
 from pipeline.text.documents import doc_bytes as _doc_bytes
+from pipeline.text.held_out import MAX_TEST_SHARE, SMALL_TEST_SHARE, add_test_floor, test_share_cap
 
 log = logging.getLogger("pipeline")
 
 MIN_AUTO_SHARDS = 16
 AUTO_SHARD_BYTES = 128 * 1000 * 1000  # above 16 shards, about this much text per training shard
 MIN_TEST_SENTENCES = 2500   # held-out floor: ~1,000 eval instances at seq 512 with dupe factor 5
-MAX_TEST_SHARE = 0.1        # the floor never holds out more than this share of the documents
 # The floor adds documents in hash order (the choice depends on the text and the seed only).
 # Pass 1 keeps (hash, index, sentences) only of the documents whose hash falls below this
 # share; should they run out before the floor or the cap is reached (small corpora), the
 # files are scanned again with a larger share.
 CANDIDATE_SHARE = 2 * MAX_TEST_SHARE
+
+
 def scan_file(path: Path, seed: int, test_fraction: float, candidate_fraction: float = 0.0,
               weights: dict | None = None) -> dict:
     """Pass 1 over one input file: each document's size, the held-out ones, the smallest hash,
@@ -85,6 +89,7 @@ def scan_file(path: Path, seed: int, test_fraction: float, candidate_fraction: f
             info["test"].append(i)
         if is_test(h, candidate_fraction):
             info["candidates"].append((h, i, len(doc)))
+        info["sentences"] = info.get("sentences", 0) + len(doc)
         if info["min_hash"] is None or h < info["min_hash"]:
             info["min_hash"], info["min_index"] = h, i
     return info
@@ -100,24 +105,6 @@ def assign_largest_first(sizes: np.ndarray, n_shards: int) -> np.ndarray:
         shard_of[d] = i
         heapq.heapreplace(heap, (total + int(sizes[d]), i))
     return shard_of
-
-
-def add_test_floor(held_out: np.ndarray, candidates: list[tuple[int, int, int]],
-                   min_sentences: int, max_docs: int) -> bool:
-    """Hold out the candidates (hash, document, sentences) in hash order while the held-out
-    documents have fewer than `min_sentences` sentences and fewer than `max_docs` documents;
-    True if the candidates ran out first."""
-    by_doc = {g: n for _h, g, n in candidates}
-    sentences = sum(by_doc.get(g, 0) for g in np.flatnonzero(held_out).tolist())
-    count = int(held_out.sum())
-    for _h, g, n in sorted(candidates):
-        if sentences >= min_sentences or count >= max_docs:
-            return False
-        if not held_out[g]:
-            held_out[g] = True
-            sentences += n
-            count += 1
-    return sentences < min_sentences and count < max_docs
 
 
 class _ShardWriter:
@@ -239,17 +226,19 @@ def _scan_documents(run: StageRun, files: list[Path], seed: int, test_fraction: 
 def _choose_held_out(run: StageRun, files: list[Path], scanned: _Scanned, seed: int,
                      test_fraction: float, floor: int) -> np.ndarray:
     """The held-out documents: hashes below --test-fraction, then the next-smallest up to
-    `floor` sentences (MAX_TEST_SHARE at most); at least one of every source when any is asked for."""
+    `floor` sentences (test_share_cap's share of the documents at most); at least one of every source
+    when any is asked for."""
     infos, starts, total = scanned.infos, scanned.starts.tolist(), scanned.total
     held_out = np.zeros(total, dtype=bool)
     for start, info in zip(starts, infos):
         held_out[[start + d for d in info["test"]]] = True
     share = max(test_fraction, CANDIDATE_SHARE)
+    cap = int(test_share_cap(sum(info.get("sentences", 0) for info in infos), floor) * total)
     while floor:
         candidates = [(h, start + i, n) for start, info in zip(starts, infos)
                       for h, i, n in info["candidates"]]
         with_floor = held_out.copy()
-        ran_out = add_test_floor(with_floor, candidates, floor, int(MAX_TEST_SHARE * total))
+        ran_out = add_test_floor(with_floor, candidates, floor, cap)
         if not ran_out or share >= 1:
             held_out = with_floor
             break
@@ -380,7 +369,8 @@ def _summary(table: list[dict], plan: _Plan, scanned: _Scanned, file_sources: li
 @click.option("--min-test-sentences", type=click.IntRange(min=0), default=MIN_TEST_SENTENCES,
               show_default=True,
               help=f"Hold out more documents until the test shards have this many sentences, "
-                   f"up to {MAX_TEST_SHARE:.0%} of the documents (0: exactly --test-fraction).")
+                   f"up to {MAX_TEST_SHARE:.0%} of the documents ({SMALL_TEST_SHARE:.0%} where the probe "
+                   "needs it: see the docs) (0: exactly --test-fraction).")
 @click.option("--seed", type=int, default=12345, show_default=True,
               help="Seed of the document hash that picks the held-out documents.")
 @click.option("--weight", "weights", multiple=True, metavar="NAME=W",

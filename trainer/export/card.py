@@ -16,12 +16,12 @@ Usage:
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 
 from common.atomic import write_text_atomic
-from common.heldout_file import read_heldout
+from common.dump_date import dump_date
+from common.heldout_file import STATIC_MASKS, read_heldout
 from common.numbers import baseline_text, signed
 from trainer.export.passes import passes_row
 
@@ -153,12 +153,8 @@ def corpus_facts(input_dir: str | None) -> dict:
     download = _json(hdf5.parent / "download" / "manifest.json").get("summary", {})
     if download.get("dump"):
         facts["dump"] = Path(download["dump"]).name
-        date = download.get("date") if download.get("date") not in (None, "latest") else None
-        found = re.search(r"(20\d{6})", facts["dump"])
-        # a dump renamed (xxwiki.xml.xz): the newest revision in it, which extract recorded
         newest = _json(hdf5.parent / "extracted" / "manifest.json").get("summary", {}).get("newest_revision")
-        facts["dump_date"] = date or (found.group(1) if found else
-                                      f"{newest[:10]}, its newest revision" if newest else "unknown")
+        facts["dump_date"] = dump_date(facts["dump"], download.get("date"), newest)
     return facts
 
 
@@ -249,13 +245,17 @@ def context_row(records: list[dict]) -> str:
             f"({ev['eval_context_tokens']:,} tokens, step {ev['step']}) |")
 
 
+HELDOUT_ROW = "| held-out [MASK] accuracy |"
+OLD_ROWS = (HELDOUT_ROW, "| held-out masked-LM accuracy |")   # the row's name before issue 60
+
+
 def heldout_row(run_dir: Path | None, step) -> str:
     """The card's line on the export's held-out masked-LM accuracy against the unigram baseline
     (heldout_mlm.json, which `make pretrain` writes after the export, for checkpoint `step`);
     "" without one, or for another checkpoint's export."""
     r = read_heldout(run_dir) if run_dir else {}
     try:
-        return f"\n| held-out masked-LM accuracy | {baseline_text(r)} |" if r.get("step") == step else ""
+        return f"\n{HELDOUT_ROW} {baseline_text(r)} |" if r.get("step") == step else ""
     except (KeyError, ValueError, TypeError):   # a record of another shape: no line, not a failed export
         return ""
 
@@ -266,7 +266,7 @@ def add_heldout(card_file: Path, run_dir: Path, step) -> None:
     if not Path(card_file).is_file():   # an export from before cards: nothing to add to
         return
     lines = [ln for ln in Path(card_file).read_text(encoding="utf-8").split("\n")
-             if not ln.startswith("| held-out masked-LM accuracy |")]
+             if not ln.startswith(OLD_ROWS)]
     row = heldout_row(run_dir, step)
     at = next((i + 1 for i, ln in enumerate(lines) if ln.startswith("| last evaluation |")), None)
     if row and at is not None:
@@ -301,7 +301,7 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
               f"at step {train['step']}" if train else "unknown (no train_log.jsonl)")
     ev_nsp = (f", NSP loss {ev['eval_nsp_loss']:.4f} (accuracy {ev['eval_nsp_acc']:.3f})"
               if "eval_nsp_loss" in ev else "")
-    evals = (f"MLM loss {ev['eval_mlm_loss']:.4f} (accuracy {ev['eval_mlm_acc']:.3f}){ev_nsp} at step "
+    evals = (f"MLM loss {ev['eval_mlm_loss']:.4f} (accuracy {ev['eval_mlm_acc']:.3f} {STATIC_MASKS}){ev_nsp} at step "
              f"{ev['step']} on {_n(ev.get('eval_instances'))} held-out instances" if ev else "none logged")
     text = family.card(no_nsp=hp.get("no_nsp", False), export_class=meta.get("export_class"))
     arch, cls, note, heads = text.arch, text.hf_class, text.load_note, text.heads

@@ -199,12 +199,12 @@ class Pacer:
             "timed_pace_s": round(self.timed[phase], 6), "forecast_s": round(finish + final, 3),
             "new_forecast_s": round(finish_new + final, 3), "budget_s": self.budget_s}
 
-    def summary(self, env, budget: str, replans: int) -> tuple[str, dict]:
-        """The clock at the end of the run (the slowest rank's): a log line and a record."""
+    def summary(self, env, budget: str, replans: int, words: str) -> tuple[str, dict]:
+        """The clock at the end of the run (the slowest rank's): a log line and a record.
+        `words`: the re-plans in words (trainer/schedule/plan.py's replan_words)."""
         spent = reduce_max(env, [self.elapsed()])[0]
         return (f"--train_budget {budget}: {spent:.1f} s spent of {self.budget_s:.0f} s "
-                f"({spent / self.budget_s:.1%}), {replans} re-plan{'' if replans == 1 else 's'} "
-                "(those that moved the end by more than 5% logged)",
+                f"({spent / self.budget_s:.1%}), {words}",
                 {"budget_s": self.budget_s, "budget_spent_s": spent, "budget_replans": replans})
 
     def extend(self, budget_s: float, step: int, phase: int, starts: list[int],

@@ -70,7 +70,13 @@ class RunPhase:
                 f"lr {self.learning_rate:g}{thetas}; input_dir {self.input_dir}")
 
 
+# A budget re-plans whenever its forecast is off by more than 10% of the time left, so on a loaded
+# machine nearly every re-plan moved the end by more than 5% (issue 60: 11 lines of 14 re-plans in
+# a 5-minute run). A re-plan is a log line only when it moved the end by more than REPLAN_LOG_SHARE
+# from the end the last line said and a REPLAN_LOG_GAP of the budget has passed on its clock since
+# that line (the first is free): at most 5 lines a run, each saying the re-plans since the last.
 REPLAN_LOG_SHARE = 0.05
+REPLAN_LOG_GAP = 0.25
 
 
 def share_starts(shares, max_steps: int) -> list[int]:
@@ -101,6 +107,8 @@ class RunPlan:
         self.scales = [p.learning_rate / config.learning_rate for p in self.phases]
         self.replans: list[dict] = []
         self.logged_end = end   # the end the log last said (replan: a small move is no line)
+        self.logged_at: tuple[float, int] | None = None   # that line's (budget clock, step)
+        self.lines = 0          # re-plans logged
         self.phased = config.phases is not None   # a run of --phases (else one implicit phase)
 
     @property
@@ -130,9 +138,8 @@ class RunPlan:
     def replan(self, step: int, starts: list[int], end: int, record: dict) -> str:
         """From step `step` on: the phases not begun start at `starts`, the run ends at `end`;
         `record`: the budget's reasons (trainer/runtime/pacing.py). Returns the log line, or ""
-        where the end moved by at most REPLAN_LOG_SHARE of the end the log last said (a budget
-        re-plans every few steps as the pace wavers: 16 lines in 5 minutes said nothing new;
-        train_log.jsonl records every re-plan, the budget's last line counts them).
+        (REPLAN_LOG_SHARE, REPLAN_LOG_GAP: at most 5 lines a run; train_log.jsonl records every
+        re-plan, the budget's last line counts them).
         The phases begun are those up to the one that trained step `step`: at a phase's last
         step the next one has trained nothing yet, so its start may still move (the current
         phase goes on)."""
@@ -141,12 +148,18 @@ class RunPlan:
         self.starts = list(starts)
         self.shape.replan(step, end)
         self.replans.append({"step": step, "end": end, "starts": list(starts), **record})
-        if abs(end - self.logged_end) <= REPLAN_LOG_SHARE * self.logged_end:
+        at_s, since_step = self.logged_at or (None, 0)
+        if abs(end - self.logged_end) <= REPLAN_LOG_SHARE * self.logged_end or (
+                at_s is not None and record["elapsed_s"] - at_s < REPLAN_LOG_GAP * record["budget_s"]):
             return ""
-        before, self.logged_end = self.logged_end, end   # from the end the last line said
+        ends = [r["end"] for r in self.replans if r["step"] > since_step]
+        before, self.logged_end, self.logged_at = self.logged_end, end, (record["elapsed_s"], step)
+        self.lines += 1
         phases = f", phases from steps {', '.join(map(str, starts))}" if self.phased else ""
+        since = (f" ({len(ends)} re-plans since {f'step {since_step}' if since_step else 'the start'}, "
+                 f"the end between {min(ends)} and {max(ends)})" if len(ends) > 1 else "")
         return (f"step {step}: --train_budget re-planned at {record['elapsed_s']:.1f} s of "
-                f"{record['budget_s']:.0f} s: {record['pace_s']:.3f} s a step measured "
+                f"{record['budget_s']:.0f} s{since}: {record['pace_s']:.3f} s a step measured "
                 f"({record['timed_pace_s']:.3f} timed), the run would end at {record['forecast_s']:.0f} s; "
                 f"max_steps {before} -> {end}{phases}")
 
@@ -179,6 +192,13 @@ class RunPlan:
         return (f"--extend: continued from step {step}, before the decay, of a run planned for {before} "
                 f"steps: it now ends at step {end}, the decay over its last {self.shape.span:.0f} "
                 f"steps{phases}")
+
+    def replan_words(self) -> str:
+        """The re-plans in the budget's last line: '14 re-plans (2 logged, every one in
+        train_log.jsonl): max_steps 318 -> 202'."""
+        n = len(self.replans)
+        return (f"{n} re-plan{'' if n == 1 else 's'}" + (f" ({self.lines} logged, every one in train_log.jsonl): "
+                f"max_steps {self.max_steps} -> {self.end}" if n else ""))
 
     def steps(self) -> list[dict]:
         """Each phase's record with its planned first and last step (hparams.json)."""

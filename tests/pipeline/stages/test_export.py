@@ -69,9 +69,12 @@ def test_rows_are_the_shards_documents_with_their_articles(corpus, exported):
     assert len(set(ds["train"]["id"]) | set(ds["test"]["id"])) == len(ds["train"]) + len(ds["test"])
 
 
-def test_card_and_streaming(exported):
+def test_card_and_streaming(corpus, exported):
     card = (exported / "README.md").read_text(encoding="utf-8")
     assert card.startswith("---\n") and "license: \"cc-by-sa-4.0\"" in card and "huwiki-sample" in card
+    # issue 60: the sample's name has no date: the newest revision in it, as the model card says it
+    newest = json.loads((corpus / "hu" / "extracted" / "manifest.json").read_text())["summary"]["newest_revision"]
+    assert f"`huwiki-sample.xml.bz2`, dated {newest[:10]}, its newest revision." in card
     assert "Kept:" in card and "Filtered:" in card
     by_card = datasets.load_dataset(str(exported))            # the YAML header's configs
     assert by_card["train"].num_rows > by_card["test"].num_rows > 0

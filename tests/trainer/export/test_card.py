@@ -45,7 +45,7 @@ def test_the_card_holds_the_runs_and_the_corpus_facts(tmp_path):
     write(ckpt / "meta.json", {"step": 400, "phase": 1})
     card = small_card(run, ckpt, tmp_path, 123456, "bert")
     assert card.startswith("---\nlanguage:\n- uk\n") and "pipeline_tag: fill-mask" in card
-    for fact in ("ukwiki-20230501-pages-articles.xml.bz2 (date 20230501)", "355 documents",
+    for fact in ("ukwiki-20230501-pages-articles.xml.bz2 (date 2023-05-01)", "355 documents",
                  "610,373 tokens", "27,552 training instances", "200 WordPiece tokens, cased",
                  "123,456 parameters", "400 steps of 400", "bf16", "loss 6.5000 (MLM 5.8000",
                  "on 3,602 held-out instances", "BertForPreTraining.from_pretrained",
@@ -149,8 +149,8 @@ def test_the_card_has_the_heldout_accuracy_folder_names_and_the_dumps_date(tmp_p
                                      "tokens": 4321, "step": 94})
     card = small_card(run, ckpt, tmp_path, 1, "modernbert")
     assert "| Wikipedia dump | xxwiki.xml.xz (date 2023-05-01, its newest revision) |" in card
-    row = ("| held-out masked-LM accuracy | 0.123 against 0.050 for the unigram baseline (always ','): "
-           "2.5x the baseline, on 4,321 tokens of held-out rows |")
+    row = ("| held-out [MASK] accuracy | 0.123 against 0.050 for the unigram baseline (always ','): "
+           "2.5x the baseline, every token masked once as [MASK], on 4,321 tokens of held-out rows |")
     assert row in card
     assert str(tmp_path) not in card and "| `hdf5_lower_case_0_seq_len_128_max_pred_40_packed` |" in card
     # make pretrain measures after the export: the row goes into the card written before it
@@ -159,9 +159,16 @@ def test_the_card_has_the_heldout_accuracy_folder_names_and_the_dumps_date(tmp_p
     add_heldout(stale, run, 94)
     assert stale.read_text(encoding="utf-8") == card
     add_heldout(stale, run, 94)   # once, however often
-    assert stale.read_text(encoding="utf-8").count("| held-out masked-LM accuracy |") == 1
+    assert stale.read_text(encoding="utf-8").count("| held-out [MASK] accuracy |") == 1
+    # a card of before issue 60 (the row's old name): replaced, not doubled
+    stale.write_text(card.replace("| held-out [MASK] accuracy |", "| held-out masked-LM accuracy |"), encoding="utf-8")
+    add_heldout(stale, run, 94)
+    assert stale.read_text(encoding="utf-8") == card
     add_heldout(stale, run, 200)   # another checkpoint's export: no figure of this one
-    assert "| held-out masked-LM accuracy |" not in stale.read_text(encoding="utf-8")
+    assert "| held-out [MASK] accuracy |" not in stale.read_text(encoding="utf-8")
+    # issue 60: the trainer's eval is named for what it scores
+    assert ("| last evaluation | MLM loss 6.0000 (accuracy 0.100 at the test rows' static masks, 80% [MASK] / "
+            "10% random / 10% kept) at step 94") in card
     add_heldout(tmp_path / "no_card" / "README.md", run, 94)   # no card: nothing written, no error
     assert not (tmp_path / "no_card").exists()
 
