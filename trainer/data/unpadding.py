@@ -16,9 +16,13 @@ segment is computed exactly as if it were its own row `[CLS] ... [SEP]`.
 
 `max_seqlen` is L, not the longest segment: an upper bound is all FlashAttention needs, and a
 constant keeps torch.compile from specialising on each batch. Where there is no flash kernel
-(CPU, fp32) the attention gathers the segments into padded batches: `groups` holds them,
+(CPU, fp32) the attention gathers the segments into padded batches: `groups` gives them,
 segments of similar length together (lengths within a factor of two, from 64 up), so that a long
-document beside many short ones pads the short ones to their own group's width, not to L.
+document beside many short ones pads the short ones to their own group's width, not to L. They
+are held as tensors only (the tokens group by group, each token's segment in its group, and a
+table of a fixed shape, on the host, with a row per width bucket): how many groups a batch has
+and their sizes change with its documents, and torch.compile must not see them as Python values
+(trainer/models/grouped_attention_op.py).
 
 The loader adds `host_unpadded` of each batch (training, evaluation and the budget's timing
 alike) when the run unpads, so that the number of real tokens and segments, which shape the
@@ -32,6 +36,8 @@ import torch
 import torch.nn.functional as F
 
 MIN_GROUP_WIDTH = 64   # segments up to this length share one padded group
+FIRST_BUCKET = MIN_GROUP_WIDTH.bit_length() - 1   # log2 of the narrowest group's width bound
+WIDTH_BUCKETS = 32   # rows of the groups' table: widths up to 2 ** (FIRST_BUCKET + 31), beyond any row
 
 
 @dataclass(frozen=True)
@@ -43,13 +49,6 @@ class Group:
     segments: int
     width: int              # the group's longest segment (its last position + 1)
 
-    def to(self, device, non_blocking: bool = False) -> "Group":
-        move = lambda t: t.to(device, non_blocking=non_blocking)  # noqa: E731
-        return Group(move(self.rows), move(self.segment), self.segments, self.width)
-
-    def pin_memory(self) -> "Group":
-        return Group(self.rows.pin_memory(), self.segment.pin_memory(), self.segments, self.width)
-
 
 @dataclass(frozen=True)
 class Unpadded:
@@ -58,23 +57,45 @@ class Unpadded:
     positions: torch.Tensor    # [T] int64: each token's position inside its segment
     batch: int                 # B
     max_seqlen: int            # L: every segment's length is at most this
-    longest: int               # the longest segment of the batch (its last position + 1)
-    groups: tuple[Group, ...]  # the segments by length, for attention without flash
+    group_rows: torch.Tensor     # [T] the tokens group by group (narrowest group first), each in order
+    group_segment: torch.Tensor  # [T] each of those tokens' segment inside its group
+    group_table: torch.Tensor    # [WIDTH_BUCKETS, 3] int64 on the host: (tokens, segments, width)
+                                 # of each width bucket's group, zeros where the batch has none
+
+    @property
+    def groups(self) -> tuple[Group, ...]:
+        """The segments by length, for attention without flash."""
+        return split_groups(self.group_rows, self.group_segment, self.group_table)
+
+    @property
+    def longest(self) -> int:
+        """The longest segment of the batch (its last position + 1)."""
+        return int(self.group_table[:, 2].max())
 
     @property
     def segments(self) -> int:
-        return sum(g.segments for g in self.groups)
+        return int(self.group_table[:, 1].sum())
 
     def to(self, device, non_blocking: bool = False) -> "Unpadded":
+        """On `device`, the table excepted: it stays on the host, read there without a sync."""
         move = lambda t: t.to(device, non_blocking=non_blocking)  # noqa: E731
         return Unpadded(move(self.indices), move(self.cu_seqlens), move(self.positions), self.batch,
-                        self.max_seqlen, self.longest,
-                        tuple(g.to(device, non_blocking) for g in self.groups))
+                        self.max_seqlen, move(self.group_rows), move(self.group_segment), self.group_table)
 
     def pin_memory(self) -> "Unpadded":
         return Unpadded(self.indices.pin_memory(), self.cu_seqlens.pin_memory(),
-                        self.positions.pin_memory(), self.batch, self.max_seqlen, self.longest,
-                        tuple(g.pin_memory() for g in self.groups))
+                        self.positions.pin_memory(), self.batch, self.max_seqlen,
+                        self.group_rows.pin_memory(), self.group_segment.pin_memory(), self.group_table)
+
+
+def split_groups(rows: torch.Tensor, segment: torch.Tensor, table: torch.Tensor) -> tuple[Group, ...]:
+    """The groups of Unpadded's tensors: each bucket's slice of `rows` and `segment` (views)."""
+    groups, start = [], 0
+    for tokens, segments, width in table.tolist():
+        if segments:
+            groups.append(Group(rows[start:start + tokens], segment[start:start + tokens], segments, width))
+            start += tokens
+    return tuple(groups)
 
 
 def host_unpadded(input_mask: torch.Tensor, doc_starts: torch.Tensor | None = None,
@@ -99,8 +120,7 @@ def host_unpadded(input_mask: torch.Tensor, doc_starts: torch.Tensor | None = No
     positions = indices - indices.index_select(0, first.index_select(0, segment))
     spans = positions.index_select(0, first + lengths - 1) + 1   # [S] last position + 1
     cu = F.pad(torch.cumsum(lengths, 0), (1, 0)).to(torch.int32)
-    info = Unpadded(indices, cu, positions, B, L, int(spans.max()) if T else 0,
-                    _groups(spans, segment))
+    info = Unpadded(indices, cu, positions, B, L, *_groups(spans, segment))
     return info.pin_memory() if pin else info
 
 
@@ -110,18 +130,23 @@ def real_tokens(input_mask: torch.Tensor, doc_starts: torch.Tensor | None = None
     return host_unpadded(input_mask, doc_starts).to(input_mask.device)
 
 
-def _groups(spans: torch.Tensor, segment: torch.Tensor) -> tuple[Group, ...]:
-    """The segments grouped by width: up to MIN_GROUP_WIDTH, then each power of two."""
+def _groups(spans: torch.Tensor, segment: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The segments grouped by width (up to MIN_GROUP_WIDTH, then each power of two): Unpadded's
+    group_rows, group_segment and group_table."""
+    table = torch.zeros(WIDTH_BUCKETS, 3, dtype=torch.int64)
     if not spans.numel():
-        return ()
+        none = torch.zeros(0, dtype=torch.int64)
+        return none, none, table
     bucket = torch.ceil(torch.log2(spans.double().clamp_min(MIN_GROUP_WIDTH))).long()
     token_bucket = bucket.index_select(0, segment)
-    groups = []
+    rows_of, segment_of = [], []
     for b in torch.unique(bucket).tolist():
         members = torch.nonzero(bucket == b).reshape(-1)      # the segments, in order
         rank = torch.full_like(bucket, -1)
         rank[members] = torch.arange(members.numel())
         rows = torch.nonzero(token_bucket == b).reshape(-1)
-        groups.append(Group(rows, rank.index_select(0, segment.index_select(0, rows)),
-                            members.numel(), int(spans.index_select(0, members).max())))
-    return tuple(groups)
+        rows_of.append(rows)
+        segment_of.append(rank.index_select(0, segment.index_select(0, rows)))
+        table[b - FIRST_BUCKET] = torch.tensor([rows.numel(), members.numel(),
+                                                int(spans.index_select(0, members).max())])
+    return torch.cat(rows_of), torch.cat(segment_of), table

@@ -27,6 +27,7 @@ import copy
 from pathlib import Path
 
 from transformers import ModernBertConfig, ModernBertForMaskedLM
+from transformers.masking_utils import create_bidirectional_mask, create_bidirectional_sliding_window_mask
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
 from trainer.models.family import CardText, ModelFamily, read_hf_config, save_hf_model
@@ -53,6 +54,7 @@ class ModernBertForPreTraining(ModernBertForMaskedLM):
     def __init__(self, config: ModernBertConfig, unpad: bool = False):
         super().__init__(unpadded_config(config) if unpad else config)
         self.nsp = False
+        self.compiled = False
 
     def compile_layers(self, **options) -> None:
         """torch.compile the encoder layers in place, once per kind (trainer/models/
@@ -61,6 +63,7 @@ class ModernBertForPreTraining(ModernBertForMaskedLM):
         change. Unpadded, the token count changes every batch: dynamic from the start."""
         compile_by_kind(self.model.layers, kind=lambda layer: (type(layer.attn_norm), layer.attn.sliding_window),
                         dynamic_from_start=self.config._attn_implementation == VARLEN, **options)
+        self.compiled = True
 
     def forward(self, input_ids, input_mask, masked_lm_positions, masked_lm_labels=None,
                 segment_ids=None, next_sentence_labels=None, unpadded=None, doc_starts=None,
@@ -69,11 +72,22 @@ class ModernBertForPreTraining(ModernBertForMaskedLM):
             seq = encode_unpadded(self.model, input_ids, input_mask, unpadded, doc_starts,
                                   attention_mask=NO_MASKS)
         else:
-            seq = self.model(input_ids=input_ids, attention_mask=input_mask.long()).last_hidden_state
+            masks = self._padded_masks(input_mask) if self.compiled else input_mask.long()
+            seq = self.model(input_ids=input_ids, attention_mask=masks).last_hidden_state
         slot_logits = self.decoder(self.head(masked_slots(seq, masked_lm_positions)))
         labels, mlm_loss = masked_lm_loss(slot_logits, masked_lm_labels)
         return PretrainingOutput(loss=mlm_loss, mlm_loss=mlm_loss, nsp_loss=None,
                                  slot_logits=slot_logits, slot_labels=labels, nsp_logits=None)
+
+    def _padded_masks(self, input_mask) -> dict:
+        """transformers' masks of padded rows, tensors even where a batch has no padding (it
+        builds none then): a compiled layer would otherwise take None for one batch and a tensor
+        for the next (a packed shard pads its last row only), and compile each."""
+        like = self.model.embeddings.tok_embeddings.weight.new_empty((*input_mask.shape, 0))   # shape, dtype, device
+        kwargs = {"config": self.config, "inputs_embeds": like, "attention_mask": input_mask.long(),
+                  "allow_is_bidirectional_skip": False}
+        return {"full_attention": create_bidirectional_mask(**kwargs),
+                "sliding_attention": create_bidirectional_sliding_window_mask(**kwargs)}
 
     def num_parameters(self, *args, **kwargs) -> int:
         return sum(p.numel() for p in self.parameters())

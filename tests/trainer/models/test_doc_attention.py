@@ -83,7 +83,7 @@ def test_modernbert_local_layers_keep_their_window_inside_each_document(block, m
     is exercised (with blocks of 32, or of 4: many blocks a segment), and it matters: the same
     weights with global attention everywhere give other logits."""
     if block is not None:
-        monkeypatch.setattr("trainer.models.varlen.MIN_BLOCK", block)
+        monkeypatch.setattr("trainer.models.grouped_attention.MIN_BLOCK", block)
     padded, unpadded = models("modernbert")
     batch = batch_of(within=True, seed=1)
     ref, order = segments_as_rows(batch)

@@ -27,10 +27,10 @@ def test_cpu_attention_equals_the_dense_masked_reference(window, block, monkeypa
     nothing here, takes that path)."""
     dropout = 0.0
     if block == "chunks":
-        monkeypatch.setattr("trainer.models.varlen.SCORES_AT_ONCE", 300)
+        monkeypatch.setattr("trainer.models.grouped_attention.SCORES_AT_ONCE", 300)
         dropout = 1e-12
     elif block is not None:
-        monkeypatch.setattr("trainer.models.varlen.MIN_BLOCK", block)
+        monkeypatch.setattr("trainer.models.grouped_attention.MIN_BLOCK", block)
     info = layout(ROWS, 100)
     assert len(info.groups) == 2 and info.longest == 100
     torch.manual_seed(0)
