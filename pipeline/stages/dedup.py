@@ -51,7 +51,7 @@ from pipeline.core.sources import WIKIPEDIA, plain, source_file_name, source_of
 from pipeline.text.dedup_buckets import bucket_task, more_path, plan, records_path
 from pipeline.text.dedup_fingerprints import fingerprint_file, outputs
 from pipeline.text.dedup_sweep import KEEP, REASONS, sweep_files
-from pipeline.text.documents import documents, format_documents, read_utf8
+from pipeline.text.documents import read_documents
 from pipeline.text.near_dups import NUM_PERM, lsh_bands
 
 THRESHOLD = 0.5
@@ -60,22 +60,24 @@ MEMORY_MB = 500             # what one bucket task may hold of the sorted hashes
 
 
 def write_file(job: tuple[Path, Path, Path]) -> dict:
-    """Step 4 for one file: its kept documents (without removed paragraphs) into `dst`."""
+    """Step 4 for one file: its kept documents (without removed paragraphs) into `dst`, a
+    document at a time."""
     src, decisions, dst = job
     with np.load(decisions) as data:
         reasons, para_drop = data["reasons"], data["para_drop"]
-    kept, p = [], 0
-    paragraphs_removed = 0
-    for d, doc in enumerate(documents(read_utf8(src))):
-        drop = para_drop[p:p + len(doc)]
-        p += len(doc)
-        if reasons[d] == KEEP:
-            kept.append([line for line, gone in zip(doc, drop) if not gone])
-            paragraphs_removed += int(drop.sum())
+    kept = int((reasons == KEEP).sum())
+    paragraphs_removed = int(para_drop.sum())   # only a kept document's paragraphs are marked
     if kept:
         with atomic_open(dst) as fh:
-            fh.write(format_documents(kept))
-    return {"kept": len(kept), "paragraphs_removed": paragraphs_removed, "written": bool(kept)}
+            p, sep = 0, ""
+            for d, doc in enumerate(read_documents(src)):
+                drop = para_drop[p:p + len(doc)]
+                p += len(doc)
+                if reasons[d] == KEEP:
+                    fh.write(sep + "\n".join(line for line, gone in zip(doc, drop) if not gone))
+                    sep = "\n\n"
+            fh.write("\n")
+    return {"kept": kept, "paragraphs_removed": paragraphs_removed, "written": bool(kept)}
 
 
 def dedup_inputs(data_dir, lang: str, wikipedia: bool | None) -> list[tuple[str, Path]]:
@@ -187,7 +189,7 @@ def example_texts(examples: list[dict], inputs: list[tuple[str, Path]], chars: i
             wanted.setdefault(fi, set()).add(d)
     texts = {}
     for fi, docs in wanted.items():
-        for d, doc in enumerate(documents(read_utf8(inputs[fi][1]))):
+        for d, doc in enumerate(read_documents(inputs[fi][1])):
             if d in docs:
                 texts[(fi, d)] = " ".join(doc)[:chars]
     return [{"reason": e["reason"], "similarity": e["similarity"],

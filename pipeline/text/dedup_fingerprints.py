@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from common.atomic import atomic_path
-from pipeline.text.documents import documents, read_utf8
+from pipeline.text.documents import read_documents
 from pipeline.text.near_dups import band_keys, normalised_words, signature, signature_keys, text_hash
 
 DOC_ROW = np.dtype([("key", "<u8"), ("text", "<u8"), ("doc", "<u4")])
@@ -63,7 +63,7 @@ def fingerprint_file(job: tuple[Path, str], num_perm: int, min_chars: int, bands
     """Step 1 for one file (see the module docstring); returns its counts."""
     src, stem = job
     sigs, text_keys, para_keys, start = [], [], [], [0]
-    for doc in documents(read_utf8(src)):
+    for doc in read_documents(src):
         words_per_para = [normalised_words(p) for p in doc]
         words = [w for ws in words_per_para for w in ws]
         text_keys.append(text_hash(words))
