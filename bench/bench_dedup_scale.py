@@ -71,13 +71,10 @@ def step_ends(seen: dict[str, float], wall: float) -> dict[str, float]:
     return {k: v for k, v in ends.items() if v is not None}
 
 
-def measured(cmd: list[str], env: dict, out: Path) -> dict:
-    """Run `cmd`; its wall time and, per step, seconds and peak RSS (largest process, sum)."""
-    started = time.time()
-    proc = subprocess.Popen(cmd, env=env, cwd=env["PYTHONPATH"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)   # the working folder: `-m pipeline` finds the checkout asked for
-    root = psutil.Process(proc.pid)
-    samples, seen = [], {}
+def sampled(proc: subprocess.Popen, tick=None) -> list[tuple[float, float, float]]:
+    """(seconds, RSS MB of the largest process, of all) of `proc` and its children every 0.2 s
+    until it ends; `tick(seconds)` after each sample."""
+    root, started, samples = psutil.Process(proc.pid), time.time(), []
     while proc.poll() is None:
         rss = []
         for p in [root, *root.children(recursive=True)]:
@@ -87,9 +84,23 @@ def measured(cmd: list[str], env: dict, out: Path) -> dict:
                 pass
         now = time.time() - started
         samples.append((now, max(rss, default=0.0), sum(rss)))
-        for marker in os.listdir(out / ".stage" / "done") if (out / ".stage" / "done").is_dir() else ():
-            seen.setdefault(marker, now)
+        if tick:
+            tick(now)
         time.sleep(0.2)
+    return samples or [(0.0, 0.0, 0.0)]
+
+
+def measured(cmd: list[str], env: dict, out: Path) -> dict:
+    """Run `cmd`; its wall time and, per step, seconds and peak RSS (largest process, sum)."""
+    started, seen, done = time.time(), {}, out / ".stage" / "done"
+
+    def markers(now: float) -> None:
+        for marker in os.listdir(done) if done.is_dir() else ():
+            seen.setdefault(marker, now)
+
+    proc = subprocess.Popen(cmd, env=env, cwd=env["PYTHONPATH"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)   # the working folder: `-m pipeline` finds the checkout asked for
+    samples = sampled(proc, markers)
     output = proc.stdout.read()
     if proc.returncode:
         raise SystemExit(f"dedup failed:\n{output[-3000:]}")
