@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from pipeline.stages.dedup import dedup, dedup_inputs
@@ -123,22 +122,3 @@ def test_past_the_recorded_candidates_the_band_list_is_read(tmp_path, monkeypatc
     summary = dedup(data_dir=data, lang="hu", workers=1, wikipedia=False, output=tmp_path / "out")
     kept = [doc for f in sorted((tmp_path / "out").glob("*.txt")) for doc in documents(read_utf8(f))]
     assert kept == [*holders, m_kept[2:]] and summary["near"] == 1   # its held paragraphs go
-
-
-def test_many_buckets_are_planned_within_the_memory(corpus, tmp_path):
-    data, _want, _reasons = corpus
-    from pipeline.text.dedup_fingerprints import TABLES, fingerprint_file
-
-    stems = []
-    for i, (_s, f) in enumerate(dedup_inputs(data, "hu", False)):
-        stems.append(str(tmp_path / f"f{i}"))
-        fingerprint_file((f, stems[-1]), num_perm=128, min_chars=40, bands=25, rows=5)
-    sizes = [dtype.itemsize for dtype in TABLES.values()]
-    for memory, tasks in ((10 ** 9, 1), (100_000, None)):
-        cuts, ranges = dedup_buckets.plan(stems, memory, min_tasks=1)
-        assert cuts[0] == 0 and cuts[-1] == 1024 and (tasks is None or len(cuts) - 1 == tasks)
-        held = dedup_buckets.MEMORY_FACTOR * sum((ranges[:, t, 1:] - ranges[:, t, :-1]).sum(0) * s
-                                                 for t, s in enumerate(sizes))
-        assert ranges.shape == (len(stems), 3, len(cuts)) and int(held.sum()) > 0
-        if tasks is None:
-            assert len(cuts) > 10 and np.all(held <= memory * 1.2)   # a slice may tip it over
