@@ -114,7 +114,7 @@ def main() -> None:
         cmd = [sys.executable, __file__, "--inner", str(jsonl), str(work), "--workers", str(args.workers),
                "--ngrams", str(args.ngrams), "--buckets", str(args.buckets), "--hashes", str(args.hashes)]
         started = time.time()
-        samples = sampled(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        samples, peak = sampled(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         wall = time.time() - started
         out = work / "kept"
         out.mkdir()
@@ -123,7 +123,7 @@ def main() -> None:
                 txt.write("\n\n".join(json.loads(line)["text"] for line in fh) + "\n")
         with np.load(folder / "truth.npz") as truth:
             share = found(out, dict(truth))
-        print(f"| {documents:,} | {wall:.0f} | {max(s[1] for s in samples):.0f} | {max(s[2] for s in samples):.0f} "
+        print(f"| {documents:,} | {wall:.0f} | {peak:.0f} | {max(s[2] for s in samples):.0f} "
               f"| {share['exact']:.2%} | {share['near']:.2%} | {share['new_lost']} | {before} → {load()} |",
               flush=True)
 
