@@ -56,7 +56,7 @@ from pipeline.text.near_dups import NUM_PERM, lsh_bands
 
 THRESHOLD = 0.5
 MIN_PARAGRAPH_CHARS = 40    # shorter paragraphs ("References", a date) repeat without being copies
-MEMORY_MB = 256             # what one bucket task may hold of the sorted hashes (the data, not Python)
+MEMORY_MB = 128             # what one bucket task may hold of its sorted rows: a worker peaks near 100 MB more
 
 
 def write_file(job: tuple[Path, Path, Path]) -> dict:
