@@ -3,8 +3,9 @@
 #   make test               set up, then the whole test suite (what CI runs, after make lint)
 #   make test-fast          the inner loop: the suite without the slow, fault-matrix and Slurm tests
 #   make lint               ruff, with the rules in pyproject.toml
-#   make corpus LANG=hu     the whole data pipeline for one language (DUMP=path for a local dump)
+#   make corpus LANG=hu     the whole data pipeline for one language (DUMP=path for a local dump, CORPUS_OPTS=...)
 #   make pretrain LANG=uk DUMP=path BUDGET=30m   dump -> corpus -> ModernBERT -> export -> scores
+#   make pretrain LANG=hu CORPORA=fineweb-2      ... with the language's web text beside Wikipedia
 #   make bench              benchmark tables (uses ../shared/data when present)
 #
 # LANG is also the locale variable: only a LANG given on make's command line names the wiki
@@ -33,9 +34,12 @@ WORKERS ?=
 DEMO_OPTS ?=
 BUDGET ?= 30m
 PRETRAIN_OPTS ?=
+CORPUS_OPTS ?=
+CORPORA ?=
 BENCH_OPTS ?=
 DUMP_OPT := $(if $(DUMP),--dump $(DUMP),)
 WORKERS_OPT := $(if $(WORKERS),--workers $(WORKERS),)
+CORPORA_OPT := $(if $(CORPORA),--corpora $(CORPORA),)
 
 .PHONY: setup corpus pretrain demo test test-fast lint bench clean-data
 
@@ -56,15 +60,18 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
+# CORPUS_OPTS: more options of `pipeline run`, e.g. CORPUS_OPTS='--vocab-size 16000 --allow-unknown-lang'.
+# WIKI2BERT_VIA_MAKE: the commands' advice names make's variables (DUMP=, CORPUS_OPTS=; common/make_vars.py).
 corpus: setup
-	$(PIPELINE) --data-dir $(DATA_DIR) --lang $(WIKI_LANG) $(WORKERS_OPT) run $(DUMP_OPT)
+	WIKI2BERT_VIA_MAKE=corpus $(PIPELINE) --data-dir $(DATA_DIR) --lang $(WIKI_LANG) $(WORKERS_OPT) run $(DUMP_OPT) $(CORPUS_OPTS)
 
 # One command from a dump to an evaluated model (python -m recipes.pretrain --help; installed:
 # wiki2bert-pretrain); the run
 # goes to runs/$(LANG)_modern. PRETRAIN_OPTS='--device cpu --vocab-size 8000' etc.; PRETRAIN_OPTS=--long:
 # the long-context recipe (phases to 2,048 tokens on CPU, 8,192 on GPUs) into runs/$(LANG)_modern_long.
+# CORPORA=fineweb-2[=WEIGHT],...: named web corpora of the language beside Wikipedia (--corpora).
 pretrain: setup
-	WIKI2BERT_VIA_MAKE=1 $(PY) -m recipes.pretrain --lang $(WIKI_LANG) --data-dir $(DATA_DIR) --budget $(BUDGET) $(DUMP_OPT) $(WORKERS_OPT) $(PRETRAIN_OPTS)
+	WIKI2BERT_VIA_MAKE=pretrain $(PY) -m recipes.pretrain --lang $(WIKI_LANG) --data-dir $(DATA_DIR) --budget $(BUDGET) $(DUMP_OPT) $(WORKERS_OPT) $(CORPORA_OPT) $(PRETRAIN_OPTS)
 
 # The demo's data, runs and exported model go to $(DATA_DIR)/demo; DEMO_OPTS='--steps 100' etc.
 # (python -m recipes.demo --help). A rerun skips finished stages and finished training.

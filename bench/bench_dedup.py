@@ -13,8 +13,8 @@ own articles dedup removes at each threshold is a column of its own. Half of the
 first file; the second file (a later source) holds the other half (B) shuffled with the
 planted copies of A's articles, --copies of each kind: words changed (5, 10, 20, 30% of the
 words replaced by a word of another article), sentences reordered, cut (the last 30% of the
-words dropped). The dedup stage's own passes run on the two files (pipeline/stages/dedup.py:
-fingerprints once, then the keep decision at each threshold). Recall: planted copies removed;
+words dropped). The dedup stage's own steps run on the two files (pipeline/stages/dedup.py:
+fingerprints, buckets and the keep decision at each threshold, whose bands differ). Recall: planted copies removed;
 false removal: distinct articles (A and B) removed.
 """
 from __future__ import annotations
@@ -31,9 +31,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline.stages.dedup import KEEP, THRESHOLD, Decider, fingerprint_file  # noqa: E402
+from pipeline.stages.dedup import THRESHOLD  # noqa: E402
+from pipeline.text.dedup_buckets import bucket_task, plan  # noqa: E402
+from pipeline.text.dedup_fingerprints import fingerprint_file  # noqa: E402
+from pipeline.text.dedup_sweep import KEEP, sweep_files  # noqa: E402
 from pipeline.text.documents import format_documents  # noqa: E402
-from pipeline.text.near_dups import NUM_PERM, normalised_words, shingles  # noqa: E402
+from pipeline.text.near_dups import NUM_PERM, lsh_bands, normalised_words, shingles  # noqa: E402
 from tests.helpers.web_corpus import sample_documents  # noqa: E402
 
 KINDS = ("words 5%", "words 10%", "words 20%", "words 30%", "reordered", "cut 30%")
@@ -71,15 +74,24 @@ def exact_distinct(articles: list[list[str]], below: float) -> list[list[str]]:
     return kept
 
 
-def decide(files: list[Path], threshold: float, fingerprinted: bool = False) -> list[np.ndarray]:
-    """dedup's keep decision (reason per document) over `files` in order."""
-    decider, reasons = Decider(threshold, NUM_PERM), []
-    for fi, f in enumerate(files):
-        if not fingerprinted:
-            fingerprint_file((f, f.with_suffix(".npz")), NUM_PERM, 40)
-        with np.load(f.with_suffix(".npz")) as data:
-            reasons.append(decider.file(fi, data)[0])
-    return reasons
+def fingerprint(files: list[Path], threshold: float) -> list[tuple[int, int]]:
+    """dedup's first step on `files` for `threshold`'s bands: (documents, paragraphs) of each."""
+    bands, rows = lsh_bands(threshold, NUM_PERM)
+    return [tuple(fingerprint_file((f, f"{f}.{threshold}"), NUM_PERM, 40, bands, rows).values()) for f in files]
+
+
+def decide(files: list[Path], threshold: float, sizes: list[tuple[int, int]]) -> list[np.ndarray]:
+    """dedup's buckets and keep decision (reason per document) over fingerprinted `files` in order."""
+    stems = [f"{f}.{threshold}" for f in files]
+    doc_offsets, para_offsets = (np.concatenate([[0], np.cumsum(c)]) for c in zip(*sizes))
+    cuts, ranges = plan(stems, 10 ** 9, 1)
+    buckets = [f"{stems[0]}.bucket{k}" for k in range(len(cuts) - 1)]
+    for k, b in enumerate(buckets):
+        bucket_task((ranges[:, :, k:k + 2], b), stems, doc_offsets, para_offsets, threshold, NUM_PERM,
+                    lsh_bands(threshold, NUM_PERM)[1])
+    sweep_files([("", stem, Path(f"{stem}.decisions.npz")) for stem in stems], doc_offsets, para_offsets,
+                buckets, threshold, NUM_PERM, lsh_bands(threshold, NUM_PERM)[1])
+    return [np.load(f"{stem}.decisions.npz")["reasons"] for stem in stems]
 
 
 def main() -> None:
@@ -100,7 +112,7 @@ def main() -> None:
         articles = [d for i, dump in enumerate(args.dump) for d in sample_documents(tmp / str(i), dump)
                     if len(" ".join(d).split()) >= args.min_words]
         everything = write(tmp / "all.txt", articles)
-        own = {thr: decide([everything], thr)[0] == KEEP for thr in args.thresholds}
+        own = {thr: decide([everything], thr, fingerprint([everything], thr))[0] == KEEP for thr in args.thresholds}
         docs = exact_distinct(articles, args.distinct)
         rnd = random.Random(0)
         a_docs, b_docs = docs[0::2], docs[1::2]
@@ -113,9 +125,8 @@ def main() -> None:
         kinds = [k for k, _d in second]
         files = [write(tmp / "a_distinct.txt", a_docs), write(tmp / "b_mixed.txt", [d for _k, d in second])]
         started = time.process_time()
-        for f in files:
-            fingerprint_file((f, f.with_suffix(".npz")), NUM_PERM, 40)
-        per_doc = (time.process_time() - started) / (len(docs) + len(second) - len(b_docs))
+        sizes = {thr: fingerprint(files, thr) for thr in args.thresholds}
+        per_doc = (time.process_time() - started) / len(args.thresholds) / (len(docs) + len(second) - len(b_docs))
         print(f"`{' '.join(['python', 'bench/bench_dedup.py', *sys.argv[1:]])}`\n")
         print(f"{len(articles):,} articles of {', '.join(d.name for d in args.dump)} with ≥ "
               f"{args.min_words} words; distinct (exact Jaccard < {args.distinct} to every other): "
@@ -127,7 +138,7 @@ def main() -> None:
         print("|---:|" + "---:|" * (len(KINDS) + 3))
         for thr in args.thresholds:
             started = time.process_time()
-            reasons = decide(files, thr, fingerprinted=True)
+            reasons = decide(files, thr, sizes[thr])
             seconds = time.process_time() - started
             removed = reasons[1] != KEEP
             is_kind = np.asarray(kinds)

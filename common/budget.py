@@ -2,6 +2,7 @@
 (trainer/runtime/budget.py) and by `make pretrain`, which advises on it before training (torch-free).
 
     seconds = parse_budget("2h")     # 7200.0; BudgetError if unparseable
+    budget_words(7200.0)             # "2h": the same budget as a user types it
 """
 from __future__ import annotations
 
@@ -21,3 +22,11 @@ def parse_budget(text: str) -> float:
         raise BudgetError(f"--train_budget {text!r} cannot be read: give a positive number and a "
                           "unit s, m, h or d, e.g. 30m, 2h, 1d")
     return float(m.group(1)) * UNITS[m.group(2)]
+
+
+def budget_words(seconds: float) -> str:
+    """The budget as a user types it: 300 -> '5m', 5400 -> '90m', 7200 -> '2h', 45 -> '45s'."""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and abs(seconds / size - round(seconds / size)) < 1e-9:
+            return f"{round(seconds / size)}{unit}"
+    return f"{seconds:g}s"

@@ -8,6 +8,8 @@ raises.
 While a command runs, Ctrl-C is its to handle: it stops cleanly (a checkpoint, a task marker)
 without saying anything (common/interrupt.py's WIKI2BERT_QUIET_INTERRUPT), and only then does
 the wrapper see the interrupt, so that it alone says what to rerun: one line, one advice.
+
+    font_cache_env(data_dir)   # {"MPLCONFIGDIR": ...} where matplotlib's own font cache cannot persist
 """
 from __future__ import annotations
 
@@ -93,3 +95,16 @@ def timed(step: str):
     t0 = time.perf_counter()
     yield
     say(f"   {step}: {time.perf_counter() - t0:.1f} s")
+
+
+def font_cache_env(data_dir: Path) -> dict:
+    """{"MPLCONFIGDIR": DATA_DIR/.matplotlib} where matplotlib's own cache folder (MPLCONFIGDIR,
+    else XDG_CACHE_HOME/matplotlib or ~/.cache/matplotlib) cannot be written: matplotlib then
+    scans the fonts into a temporary folder for every report; {} where its cache persists."""
+    if os.environ.get("MPLCONFIGDIR"):
+        return {}
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"
+    where = next((p for p in (cache, *cache.parents) if p.exists()), None)
+    if where is not None and os.access(where, os.W_OK):
+        return {}
+    return {"MPLCONFIGDIR": str((data_dir / ".matplotlib").resolve())}

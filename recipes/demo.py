@@ -2,11 +2,11 @@
 ModernBERT (the modern recipe) -> Hugging Face model -> a number that says whether it learned.
 
 Usage:
-    python scripts/demo.py                          # what `make demo` runs (data in data/demo/)
-    python scripts/demo.py --data-dir /tmp/demo --steps 100
-    python scripts/demo.py --only pipeline          # the data part only (tests/recipes/test_demo.py)
-    python scripts/demo.py --probe on               # also the probe, even on the sample's 15 sentences
-    python -m recipes.demo ...                      # the same (what `make demo` runs)
+    python -m recipes.demo --data-dir data/demo     # what `make demo` runs
+    python -m recipes.demo --data-dir /tmp/demo --steps 100
+    python -m recipes.demo --only pipeline          # the data part only (tests/recipes/test_demo.py)
+    python -m recipes.demo --probe on               # also the probe, even on the sample's 15 sentences
+    python scripts/demo.py ...                      # the same (installed: wiki2bert-demo)
 
 Six steps, all offline, each printing the command it runs, its progress and a one-line summary:
   1. `pipeline run` on data/sample/huwiki-sample.xml.bz2 (extract, format, split, filter, a small
@@ -35,7 +35,7 @@ from argparse import ArgumentDefaultsHelpFormatter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common.flags import HintingParser
+from common.flags import HintingParser, started_as
 from pipeline.encoding.hdf5_format import output_folder_name
 from recipes.commands import (
     DemoError,
@@ -282,7 +282,7 @@ def artefacts(s: Settings) -> list[tuple[str, Path]]:
 
 
 def main(argv=None) -> int:
-    p = HintingParser(prog="python scripts/demo.py",
+    p = HintingParser(prog=started_as("recipes.demo", "wiki2bert-demo"),
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=ArgumentDefaultsHelpFormatter)
     p.add_argument("--data-dir", type=Path, default=ROOT / "data" / "demo",

@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from pipeline.text.held_out import SMALL_TEST_SHARE
+
 SEEDS = "1,2,3"
 # bench_recipes.py's probe settings for a small ModernBERT: a larger step than a BERT-base
 # recipe (5e-5); both variants get the same. There a 4 x 256 model pretrained 30 minutes beat
@@ -24,6 +26,36 @@ BATCH_SIZE = 32
 # one: the sample's 15 gave F1 sds of 0.02-0.06 and the sign of the gap flipped with the
 # learning rate (bench/README.md). `pipeline probe` itself warns under 500.
 MIN_TEST_SENTENCES = 500
+
+
+def _summary(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("summary") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def probe_needs(lang_dir: Path) -> str:
+    """Where the probe's test split is under MIN_TEST_SENTENCES, what would give it that many, from
+    this corpus's own counts (`pipeline shard` holds out up to SMALL_TEST_SHARE of a small corpus's
+    documents for the probe: pipeline/stages/shard.py): 'a corpus of about 9,000 filtered
+    sentences holds that many out (8x this one's 1,134)'."""
+    shard, probe = _summary(lang_dir / "sharded" / "manifest.json"), _summary(lang_dir / "probe" / "manifest.json")
+    held, sentences = shard.get("test_sentences", 0), shard.get("sentences", 0)
+    usable = sum((probe.get("available") or {}).get(s, 0) for s in ("dev", "test"))
+    if not held or not usable or not sentences:
+        return "a larger dump holds that many out"
+    needed = 2 * MIN_TEST_SENTENCES * held / usable / SMALL_TEST_SHARE   # dev and test, at this corpus's yield
+    if needed <= sentences:   # enough text: its shards were made with less held out (before issue 60)
+        return ("this corpus can hold that many out, its shards were made holding out less: redo them "
+                "with the run's --force")
+    return (f"a corpus of about {round(needed, -3):,.0f} filtered sentences holds that many out "
+            f"({needed / sentences:.0f}x this one's {sentences:,})")
+
+
+def probe_runs() -> int:
+    """Fine-tuning runs of the probe: each seed, pretrained and from random init."""
+    return 2 * len(SEEDS.split(","))
 
 
 def probe_command(hf_dir: Path, lang_dir: Path, output_dir: Path) -> list:

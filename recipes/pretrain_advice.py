@@ -3,40 +3,48 @@ rerun, in the form the user typed (make's variables or the script's flags), the 
 --dump and --lang before any step, and how long the probe would take where it is skipped.
 
     rerun_command(["--lang", "ja", "--dump", "ja.xml.bz2"], force=True)
-    # 'python scripts/pretrain.py --lang ja --dump ja.xml.bz2 --force', or under make:
+    # 'python -m recipes.pretrain --lang ja --dump ja.xml.bz2 --force' (as it was started), or under make:
     # "make pretrain LANG=ja DUMP=ja.xml.bz2 PRETRAIN_OPTS=--force"
     input_problem(args)       # "--dump data/ is a folder: ..." or None
     probe_estimate(run_dir, train_sentences, device="cpu")   # "about 9 minutes" or ""
     long_budget_warning("cpu", "5m")   # "--long on a CPU with BUDGET=5m: ..." or ""
 
-The Makefile's pretrain recipe sets WIKI2BERT_VIA_MAKE=1: the script then names make's
-variables (LANG, DUMP, BUDGET, DATA_DIR, WORKERS) and PRETRAIN_OPTS for the rest.
+The Makefile's pretrain recipe sets WIKI2BERT_VIA_MAKE=pretrain (common/make_vars.py): the
+script then names make's variables (LANG, DUMP, BUDGET, DATA_DIR, WORKERS,
+CORPORA) and PRETRAIN_OPTS for
+the rest; otherwise the command as it was started (typed_command).
 """
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 from pathlib import Path
 
 from common.budget import BudgetError, parse_budget
+from common.flags import started_as
+from common.make_vars import MAKE_VARS, as_typed, make_target
+from common.numbers import plural
 from pipeline.core.errors import StageError
+from pipeline.core.registry import validate_lang
 from pipeline.stages.download import check_wiki
-from recipes.demo_probe import EPOCHS, SEEDS
+from recipes import web_corpora
+from recipes.demo_probe import EPOCHS, probe_runs
 from recipes.long_recipe import CPU_MEASURED, CPU_MIN_BUDGET
 from trainer.finetune.plan import CPU_TRAIN_LIMIT
 
-VIA_MAKE_ENV = "WIKI2BERT_VIA_MAKE"
-# the script's flag -> the make variable the Makefile's recipe passes it from, and its default there
-MAKE_VARS = {"--lang": "LANG", "--dump": "DUMP", "--budget": "BUDGET", "--data-dir": "DATA_DIR",
-             "--workers": "WORKERS"}
 MAKE_DEFAULTS = {"BUDGET": "30m", "DATA_DIR": "data"}
 DUMP_NAME = re.compile(r"\.xml(\.(bz2|xz|gz))?$")
 
 
 def via_make() -> bool:
-    return os.environ.get(VIA_MAKE_ENV) == "1"
+    return make_target() is not None
+
+
+def typed_command() -> str:
+    """This command as the user started it (common/flags.py: python -m recipes.pretrain, python
+    scripts/pretrain.py, wiki2bert-pretrain)."""
+    return started_as("recipes.pretrain", "wiki2bert-pretrain")
 
 
 def rerun_command(argv: list[str], force: bool = False) -> str:
@@ -44,7 +52,7 @@ def rerun_command(argv: list[str], force: bool = False) -> str:
     it (--force is dropped otherwise: it would start the finished steps and training over)."""
     argv = [str(x) for x in argv if str(x) != "--force"] + (["--force"] if force else [])
     if not via_make():
-        return "python scripts/pretrain.py " + shlex.join(argv)
+        return f"{typed_command()} {shlex.join(argv)}"
     given, rest, i = {}, [], 0
     while i < len(argv):
         flag, eq, value = argv[i].partition("=")
@@ -63,19 +71,22 @@ def rerun_command(argv: list[str], force: bool = False) -> str:
 
 
 def input_problem(a) -> str | None:
-    """What is wrong with --dump or --lang, in one line, before any step runs (no rerun can
-    help: the command must change)."""
-    flag = "DUMP=" if via_make() else "--dump "
+    """What is wrong with --dump, --lang or --corpora, in one line, before any step runs (no rerun
+    can help: the command must change)."""
     if a.dump is not None:
         if a.dump.is_dir():
             found = sorted(p.name for p in a.dump.iterdir() if p.is_file() and DUMP_NAME.search(p.name))
-            example = (f", e.g. {flag}{a.dump / found[0]}" if found else
+            example = (f", e.g. {as_typed('--dump', a.dump / found[0])}" if found else
                        " (a .xml, .xml.bz2, .xml.xz or .xml.gz file from dumps.wikimedia.org)")
-            return f"{flag}{a.dump} is a folder: give the dump file itself{example}"
+            return f"{as_typed('--dump', a.dump)} is a folder: give the dump file itself{example}"
         if not a.dump.is_file():
-            return f"{flag}{a.dump} does not exist"
+            return f"{as_typed('--dump', a.dump)} does not exist"
     try:
-        check_wiki(a.lang, a.dump, use="LANG={code}" if via_make() else "--lang {code}")
+        if getattr(a, "allow_unknown_lang", False):   # `pipeline download` takes the code as it is
+            validate_lang(a.lang)
+        else:
+            check_wiki(a.lang, a.dump, use=as_typed("--lang", "{code}"))
+        web_corpora.check(a)   # --corpora located for the language (offline: cached)
     except StageError as exc:
         return str(exc)
     return None
@@ -96,10 +107,10 @@ def probe_estimate(run_dir: Path, train_sentences: int, device: str) -> str:
     seq_len = min(pace, key=lambda n: (n is None, n or 0))   # None: the run names no phases
     rows_per_sec = pace[seq_len] * (max(1.0, seq_len / PROBE_SEQ) if seq_len else 1.0)
     rows = min(train_sentences, CPU_TRAIN_LIMIT) if device == "cpu" else train_sentences
-    runs = 2 * len(SEEDS.split(","))
+    runs = probe_runs()
     minutes = runs * rows * EPOCHS / rows_per_sec / 60   # a rough figure: said in whole minutes or hours
     return (f"about {minutes / 60:.1f} hours" if minutes >= 90 else
-            f"about {max(1, round(minutes))} minute{'s' if round(minutes) > 1 else ''}")
+            f"about {plural(max(1, round(minutes)), 'minute')}")
 
 
 def pace_by_seq_len(log: Path) -> dict:
@@ -120,17 +131,21 @@ def pace_by_seq_len(log: Path) -> dict:
     return pace
 
 
+def cpu_budget_below(device: str, budget: str, minimum: str) -> bool:
+    """A CPU run's budget under `minimum`; False on a GPU and for a budget the trainer will refuse
+    (its own error says why)."""
+    try:
+        return device == "cpu" and parse_budget(budget) < parse_budget(minimum)
+    except BudgetError:
+        return False
+
+
 def long_budget_warning(device: str, budget: str) -> str:
     """One line where --long on a CPU is given less time than it needs to pay (CPU_MIN_BUDGET,
     measured: recipes/long_recipe.py); "" otherwise, and for a budget the trainer will refuse."""
-    try:
-        short = device == "cpu" and parse_budget(budget) < parse_budget(CPU_MIN_BUDGET)
-    except BudgetError:
+    if not cpu_budget_below(device, budget, CPU_MIN_BUDGET):
         return ""
-    if not short:
-        return ""
-    flag = "BUDGET=" if via_make() else "--budget "
-    return (f"warning: --long on a CPU with {flag}{budget}: below {CPU_MIN_BUDGET} the model stays near "
-            f"word frequencies (measured on uk: {CPU_MEASURED}) and its long phases gave no context "
-            f"gain, nor up to {CPU_MIN_BUDGET} (docs/training.md); leave --long out, or give "
-            f"{flag}{CPU_MIN_BUDGET} or more")
+    return (f"warning: --long on a CPU with {as_typed('--budget', budget)}: below {CPU_MIN_BUDGET} the model "
+            f"stays near word frequencies (measured on uk: {CPU_MEASURED}) and its long phases gave no "
+            f"context gain, nor up to {CPU_MIN_BUDGET} (docs/training.md); leave --long out, or give "
+            f"{as_typed('--budget', CPU_MIN_BUDGET)} or more")

@@ -4,6 +4,7 @@
     pipeline(a, "shard")                 # [python, -m, pipeline, --data-dir, D, --lang, L, shard]
     encode(a, 128, 40)                   # the packed encode of the recipe
     cmd, env = train_command(a, "cuda", 1, model_file, vocab, hdf5, out, tokens=131072)
+    heldout_command(hf, hdf5, "cuda")    # and export_command, fill_mask_command, context_command
 """
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ RECIPE = ["--model_type", "modernbert", "--no_nsp", "--masking", "dynamic", "--m
           "--log_every", "20"]
 LEARNING_RATE = {"cpu": "1e-3", "cuda": "8e-4"}   # bench_recipes.py; docs/training.md for base
 TEXT_STAGES = ("download", "extract", "format", "split", "filter")
+# the model the run is asked to start, its vocab_size fitted to vocab.txt (in RUNS/LANG_modern/); not
+# model_config.json, which the trainer writes there as it starts the model and checks a resume against
+RUN_MODEL = "recipe_model.json"
 
 
 def pipeline(a, *args) -> list:
@@ -34,7 +38,9 @@ def pipeline(a, *args) -> list:
 
 
 def text_stage(a, stage: str) -> list:
-    return pipeline(a, stage, *(["--dump", a.dump] if a.dump and stage == "download" else []), *forced(a))
+    first = stage == "download"
+    return pipeline(a, stage, *(["--dump", a.dump] if a.dump and first else []),
+                    *(["--allow-unknown-lang"] if a.allow_unknown_lang and first else []), *forced(a))
 
 
 def encode(a, max_seq: int, max_pred: int) -> list:
@@ -73,3 +79,22 @@ def train_command(a, device: str, ranks: int, model_file: Path, vocab: Path, hdf
         cmd += ["--device", "cpu", "--precision", "fp32", "--no-tensorboard"]
         env["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // ranks))
     return cmd, env
+
+
+def export_command(out: Path, hf: Path) -> list:
+    return [sys.executable, "-m", "trainer.export", "--checkpoint_dir", out, "--output", hf]
+
+
+def heldout_command(hf: Path, hdf5: Path, device: str, max_tokens: int | None = None) -> list:
+    """What the held-out step says it runs (it runs recipes/heldout_mlm.py in this process); with
+    `max_tokens`, the sample it measures (0: every held-out row)."""
+    sample = ["--max-tokens", max_tokens] if max_tokens is not None else []
+    return [sys.executable, "scripts/heldout_mlm.py", hf, hdf5, *sample, "--device", device]
+
+
+def fill_mask_command(hf: Path, sentences: list, device: str) -> list:
+    return [sys.executable, "scripts/fill_mask.py", hf, *sentences, "--device", device]
+
+
+def context_command(hf: Path, hdf5: Path, device: str) -> list:
+    return [sys.executable, "-m", "trainer.evaluation", "--model", hf, "--input_dir", hdf5, "--device", device]

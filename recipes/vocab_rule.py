@@ -67,13 +67,19 @@ def corpus_words(folder: Path, lang: str, model_type: str = MODEL_TYPE, max_byte
     """The words of the .txt files under `folder` (the first max_bytes) as `pipeline --lang LANG
     vocab --model-type MODEL_TYPE` counts them: the language's segmenter (its settings) and the
     kind that model type trains for it (vocab/kinds), so no kind is named here."""
+    return words_of(_lines(folder, max_bytes), lang, model_type, character_coverage)
+
+
+def words_of(lines, lang: str, model_type: str = MODEL_TYPE,
+             character_coverage: float = CHARACTER_COVERAGE) -> CorpusWords:
+    """corpus_words of any lines of text (recipes/corpus_estimate.py: a dump's cleaned articles)."""
     segmenter = word_segmenter(lang)
     kind = training_kind(model_type, segmenter)
     sample = kind.sample_words(False, False, segmenter)
     raw: set[str] = set()   # the characters read, gathered in the words' one pass over the text
 
     def sentences():
-        for line in _lines(folder, max_bytes):
+        for line in lines:
             raw.update(line)
             if line.strip():
                 yield line

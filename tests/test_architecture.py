@@ -22,11 +22,12 @@ ALLOWED = {
     "common": ("common",),
     "pipeline/core": ("common", "pipeline.core",),
     "pipeline/text": ("common", "pipeline.core", "pipeline.text"),
+    "pipeline/corpora": ("common", "pipeline.core", "pipeline.text", "pipeline.corpora"),
     "pipeline/encoding": ("common", "pipeline.core", "pipeline.encoding", "vocab"),
     "pipeline/report": ("common", "pipeline.core", "pipeline.text", "pipeline.encoding", "pipeline.report",
                         "vocab"),
     "pipeline/stages": ("common", "pipeline.core", "pipeline.text", "pipeline.encoding", "pipeline.report",
-                        "vocab"),
+                        "pipeline.corpora", "vocab"),
     "pipeline": ("common", "pipeline.core", "pipeline.cli"),        # cli.py: stages load via the registry
     # the tokenization layer's rooms, lowest first (vocab/__init__.py): none imports one above it
     "vocab": ("common",),

@@ -78,3 +78,62 @@ def test_the_install_is_quiet_unless_it_fails(tmp_path):
     assert res.returncode != 0
     assert "pip: a message on stderr" in res.stderr and "failed: pip's messages above" in res.stderr
     assert not (venv / ".installed").exists()
+
+
+def venv_of_this_python(tmp_path):
+    """A VENV whose python and pipeline are this interpreter's, its install marked done (newer than
+    pyproject.toml), so that `make pretrain` and `make corpus` run the checkout's code here."""
+    import sys
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    for name, run in (("python", ""), ("pipeline", " -m pipeline")):
+        script = venv / "bin" / name
+        script.write_text(f'#!/bin/sh\nexec "{sys.executable}"{run} "$@"\n')
+        script.chmod(0o755)
+    (venv / ".installed").touch()
+    return venv
+
+
+def make_run(venv, *args: str, **env: str) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "MAKEFLAGS", "MFLAGS")}
+    return subprocess.run(["make", "-s", "-C", str(ROOT), f"VENV={venv}", *args], env={**full, **env},
+                          capture_output=True, text=True, timeout=300)
+
+
+def error_line(res: subprocess.CompletedProcess) -> str:
+    lines = [line for line in res.stderr.splitlines() if line.startswith("Error")]
+    assert len(lines) == 1, res.stderr
+    return lines[0]
+
+
+def test_make_pretrains_advice_names_what_make_pretrain_takes(tmp_path):
+    """Issue 60: the hint named --allow-unknown-lang, which `make pretrain` refused."""
+    venv = venv_of_this_python(tmp_path)
+    res = make_run(venv, "pretrain", "LANG=xq", f"DATA_DIR={tmp_path / 'data'}")
+    line = error_line(res)
+    assert res.returncode != 0 and line.startswith("Error: LANG=xq is not the code of a Wikipedia")
+    assert "PRETRAIN_OPTS=--allow-unknown-lang" in line
+    ok = make_run(venv, "pretrain", "LANG=xq", f"DATA_DIR={tmp_path / 'data'}",
+                  f"PRETRAIN_OPTS=--allow-unknown-lang --dry-run --device cpu --runs {tmp_path / 'runs'}")
+    assert ok.returncode == 0, ok.stderr
+    assert "--lang xq download --allow-unknown-lang" in ok.stdout
+    named = error_line(make_run(venv, "pretrain", "LANG=Hungarian", f"DATA_DIR={tmp_path / 'data'}"))
+    assert "LANG=Hungarian" in named and "hu for hu.wikipedia.org" in named and "allow-unknown" not in named
+
+
+def test_make_corpus_names_make_corpus_variables(tmp_path):
+    """Issue 60: `make corpus` without a network said `--dump PATH`; make users type DUMP=."""
+    import socket
+
+    with socket.socket() as s:   # a port nothing listens on: the dump server cannot be reached
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+    venv = venv_of_this_python(tmp_path)
+    res = make_run(venv, "corpus", "LANG=hu", f"DATA_DIR={tmp_path / 'data'}", WIKI2BERT_DUMPS_URL=closed)
+    line = error_line(res)
+    assert "cannot reach" in line and line.endswith("or pass a local dump with DUMP=PATH"), line
+    line = error_line(make_run(venv, "corpus", "LANG=xq", f"DATA_DIR={tmp_path / 'data'}"))
+    assert "LANG=xq" in line and "CORPUS_OPTS=--allow-unknown-lang" in line
+    opts = "--allow-unknown-lang --vocab-size 900"
+    assert opts in corpus_command("LANG=xq", f"CORPUS_OPTS={opts}")

@@ -10,7 +10,8 @@ all-reduce only on the last one (DDP), or DeepSpeed's engine under --deepspeed. 
 user can get wrong is checked before the process group exists, so all ranks fail alike with
 one TrainError. The steps follow the run's plan (trainer/schedule/plan.py): its sequence-length phases,
 each opened with its own loader and RoPE θ at its first step, and its end, which the budget's
-pacer (trainer/runtime/pacing.py) moves when the pace drifts.
+pacer (trainer/runtime/pacing.py) moves when the pace drifts. A wsd run keeps its last checkpoint
+before the decay, where --extend continues it to a larger total (trainer/start/extension.py).
 """
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ import time
 import torch
 
 from trainer.checkpoint.files import load_deepspeed_checkpoint, set_rng_state
-from trainer.checkpoint.layout import DS_TAG, MODEL_CONFIG
-from trainer.checkpoint.save import model_state, read_for_resume, save_checkpoint
+from trainer.checkpoint.layout import DS_TAG, MODEL_CONFIG, STABLE
+from trainer.checkpoint.save import drop_checkpoints_after, model_state, read_for_resume, save_checkpoint
 from trainer.checkpoint.space import check_checkpoint_space, checkpoint_bytes
 from trainer.errors import TrainError
 from trainer.evaluation.context import phase_evaluation
@@ -34,6 +35,7 @@ from trainer.runtime.card_use import CardMeter, figures_line
 from trainer.runtime.logs import MetricsLogger
 from trainer.runtime.output_dir import write_run_info
 from trainer.start import steps as startup
+from trainer.start.extension import check_budget, extend_plan, set_lr_now
 from trainer.start.parts import (
     build_loader,
     build_optimization,
@@ -41,6 +43,7 @@ from trainer.start.parts import (
     describe_objective,
     sampling_phases,
 )
+from trainer.start.passes import announce_plan, announce_read
 
 log = logging.getLogger("trainer")
 
@@ -74,9 +77,12 @@ class Trainer:
     def begin(self, latest) -> None:
         """The dropout seed, the checkpoint's state when resuming (`latest`), the first phase's data."""
         self.step, self.phase_index, self.data = 0, None, None
+        self.stable_step, self.extended = None, None   # the step before the decay; --extend's record
         # Dropout streams differ per rank (never shared), fixed by the seed.
         torch.manual_seed(self.config.seed + 1_000_003 * (self.env.rank + 1))
         ckpt, saved_phase, loader_state = self.resume(latest) if latest is not None else (None, 0, None)
+        if self.config.extend and ckpt is not None:
+            self.extend()
         k = self.plan.phase_at(self.step)   # a checkpoint at a phase's end: the next one, afresh
         self.open_phase(k, loader_state if k == saved_phase else None)
         if ckpt is not None:
@@ -104,6 +110,18 @@ class Trainer:
             self.pacer.start_window(self.step, k, self.env)
         self.meter.new_phase()
 
+    def extend(self) -> None:
+        """--extend: the plan to the new total from this checkpoint in the stable phase; the old
+        decay's checkpoints removed, so that no resume goes back to them."""
+        extension = extend_plan(self.config, self.plan, self.pacer, self.step)
+        if extension is None:   # planned for this total already: a resume
+            return
+        line, self.extended = extension
+        set_lr_now(self.optimizer, self.scheduler, self.plan, self.step)
+        removed = drop_checkpoints_after(self.out, self.step, self.env)
+        self.stable_step = None   # the new decay gets its own
+        log.info("%s%s", line, f"; the old decay's checkpoints removed: {', '.join(removed)}" if removed else "")
+
     def announce_phase(self, metrics) -> None:
         """One log line and one train_log.jsonl record as a phase starts (its first step's number)."""
         line, record = self.plan.phase_start(self.phase_index)
@@ -126,21 +144,19 @@ class Trainer:
     def phase(self) -> int:
         return self.config.phase
 
-    def objective(self) -> str:
-        """What is trained, in words (the log and the model card say it)."""
-        return describe_objective(self.config, self.family)
-
     def checkpoint_bytes(self) -> int:
         """This rank's part of a checkpoint (trainer/checkpoint/space.py)."""
         return checkpoint_bytes(self.model, self.optimizer, self.engine, self.env)
 
     # -- checkpoints -----------------------------------------------------------------------
-    def save(self):
-        # the disk may have filled since the start
+    def save(self, stable: bool = False):
+        """A checkpoint of the run's state; `stable`: the last before the decay (kept, marked)."""
         check_checkpoint_space(self.out, self.step, self.env, self.checkpoint_bytes())
+        if stable:
+            self.stable_step = self.step
         state = {"step": self.step, "loader": self.data.state_dict(), "phase": self.phase,
                  "max_steps": self.plan.max_steps, "plan": self.plan.state_dict(),
-                 "phase_index": self.phase_index}
+                 "phase_index": self.phase_index, "stable_step": self.stable_step}
         if self.pacer is not None:   # the budget's clock and timings
             state["budget"] = self.pacer.state_dict()
         if self.engine is None:
@@ -152,11 +168,13 @@ class Trainer:
                                      MODEL_CONFIG: self.family.config_dict(self.model_config),
                                      "model_type": self.family.name,
                                      "max_steps": self.plan.max_steps, "end_step": self.plan.end,
+                                     **({"budget_s": self.pacer.budget_s} if self.pacer is not None else {}),
+                                     "stable_step": self.stable_step, **({STABLE: True} if stable else {}),
                                      **({"export_class": self.start.export_class}
                                         if self.start.export_class else {})},
                                model_state_fn=weights, trainer_state=state,
                                keep=self.config.keep_checkpoints, ds_engine=self.engine)
-        log.info("checkpoint %s", path)
+        log.info("checkpoint %s%s", path, " (the last before the decay: kept for --extend)" if stable else "")
 
     def resume(self, ckpt) -> tuple:
         """The checkpoint's model, optimizer, plan and clock; (the checkpoint read, its phase,
@@ -174,12 +192,14 @@ class Trainer:
             self.scheduler.load_state_dict(state["scheduler"])
             self.scaler.load_state_dict(state["scaler"])
         if "plan" in state:   # (checkpoints before phases: the plan of their max_steps)
-            if changed := self.plan.load_state_dict(state["plan"]):
+            if changed := self.plan.load_state_dict(state["plan"], exact=self.config.extend):
                 log.info(changed)
         if self.pacer is not None and "budget" in state:
             self.pacer.load_state_dict(state["budget"])
             self.pacer.replan = self.config.budget_replan
+            check_budget(self.config, self.pacer, ckpt)
         self.step = state["step"]
+        self.stable_step = state.get("stable_step")
         if rng is not None and meta["world_size"] == self.env.world_size:
             set_rng_state(rng)
         return ckpt, state.get("phase_index", 0), state["loader"]
@@ -244,7 +264,7 @@ class Trainer:
         return float(self.optimizer.param_groups[0]["lr"])
 
     # -- the loop --------------------------------------------------------------------------
-    def write_run_info(self):
+    def write_run_info(self, passes: dict | None = None):
         if not self.env.is_main:
             return
         c, phase = self.config, self.phases[0]   # with phases, the first (phase_plan: all)
@@ -259,7 +279,7 @@ class Trainer:
                        global_batch_size=phase.rows * self.env.world_size,
                        device=str(self.env.device), train_files=len(phase.shards.train),
                        train_samples=sum(s.num_samples for s in phase.shards.train), seq_len=phase.seq_len,
-                       max_pred=phase.max_pred, objective=self.objective())
+                       max_pred=phase.max_pred, objective=describe_objective(c, self.family), **(passes or {}))
 
     def run_end(self, first_step: int) -> int:
         """This run's last step: the plan's end, or --steps_this_run steps after `first_step`."""
@@ -274,9 +294,11 @@ class Trainer:
         --train_budget, re-planning as the pace drifts. Returns the last logged record with the
         step counts."""
         config, env, plan = self.config, self.env, self.plan
-        self.write_run_info()
+        self.write_run_info(announce_plan(self))   # and the plan's passes over its text, said
         metrics = MetricsLogger(self.out, enabled=env.is_main, tensorboard=config.tensorboard)
         metrics.truncate_after(self.step)
+        if self.extended is not None:   # after the truncation: the old decay's records are gone
+            metrics.log(self.step, self.extended, prefix="extend")
         first_step, self.warned_eval = self.step, False
         if self.step >= self.run_end(first_step):
             log.info("nothing to do: step %d already reached max_steps %d", self.step, plan.end)
@@ -296,6 +318,7 @@ class Trainer:
                 lr = self.lr
                 loss, mlm, nsp, gnorm = self.train_step(it, self.phases[self.phase_index].gradient_accumulation_steps)
                 self.step += 1
+                stable = self.stable_step is None and plan.decays_after(self.step)
                 window += torch.tensor([loss, mlm, nsp], dtype=torch.float64)
                 window_steps += 1
                 phase_end = plan.phased and plan.is_phase_end(self.step)
@@ -318,13 +341,13 @@ class Trainer:
                         self.log_eval(metrics)
                     t0 = time.perf_counter()
                 if (self.step % config.checkpoint_every == 0 or self.step == self.run_end(first_step)
-                        or phase_end):
+                        or phase_end or stable):
                     with self.aside("checkpoint"):
-                        self.save()
+                        self.save(stable=stable)
                     t0 = time.perf_counter()
             if self.pacer is not None and self.step == plan.end > first_step:
                 # the budget's clock at the end (the slowest rank's): one line and one record
-                line, record = self.pacer.summary(env, config.train_budget, len(plan.replans))
+                line, record = self.pacer.summary(env, config.train_budget, len(plan.replans), plan.replan_words())
                 metrics.log(self.step, record, prefix="budget")
                 log.info(line)
         finally:
@@ -349,6 +372,7 @@ class Trainer:
             log.warning("step %d: loss is %s", self.step, record["loss"])
         if config.no_nsp:   # no next-sentence loss was trained
             del record["nsp_loss"]
+        record.update(announce_read(self) if self.step == self.plan.end else {})   # what the run read of its text
         metrics.log(self.step, record)
         losses = (f"mlm {record['mlm_loss']:.4f} nsp {record['nsp_loss']:.4f}"
                   if "nsp_loss" in record else "mlm only")

@@ -39,6 +39,8 @@ Usage:
         --train_budget 24h --output_dir runs/hu_long          # or --phases FILE
 
     # resume after an interruption: the same command plus --resume_from_checkpoint
+    # train longer (wsd): the same command with the new total (--train_budget 6h or --max_steps N)
+    # plus --extend: from the last checkpoint before the decay, the decay redone at the new end
     # DeepSpeed: add --deepspeed --deepspeed_config trainer/configs/ds_zero1.json
 
 Every flag is also a key of the JSON --config_file (the command line wins); see --help.

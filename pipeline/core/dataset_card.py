@@ -1,7 +1,8 @@
 """The dataset cards `pipeline export` writes: README.md with the YAML header that Hugging Face
 `datasets` reads (configs with data_files per split, license, language) and a body that says
-where the data came from, from the stages' manifests: the dump and its date, the filters, what
-share of the articles and text was kept.
+where the data came from, from the stages' manifests: the dump and its date, the web corpora
+ingest fetched (repository, commit, the language's part, licence), the filters, what share of the
+articles and text was kept.
 
 Usage:
     name = config_name("uk", "2023-05-01", content_fingerprint)          # ukwiki-20230501-3f2a9c1d0e
@@ -19,8 +20,9 @@ import json
 import re
 from pathlib import Path
 
+from common.dump_date import dump_date
+
 LICENSE = "cc-by-sa-4.0"
-_DATE = re.compile(r"wiki-(\d{8})-")
 
 
 def card(front: dict, body: str) -> str:
@@ -35,19 +37,40 @@ def config_name(lang: str, date: str, fingerprint: str) -> str:
     return "-".join(part for part in (f"{lang}wiki", day, fingerprint) if part)
 
 
-def _front(lang: str, pretty_name: str, splits: list[str], categories: list[str], config: str) -> dict:
-    return {"language": [lang], "license": LICENSE, "pretty_name": pretty_name,
+def web_corpora(manifests: dict) -> dict:
+    """{source: where it came from and its licence} of the web corpora ingest fetched (its
+    manifest's "corpora": pipeline/corpora/locate.py's provenance), {} where there are none."""
+    return (manifests.get("ingest") or {}).get("corpora") or {}
+
+
+def licenses(web: dict) -> list[str]:
+    """Wikipedia's licence, then each web corpus's (the Hub's identifiers), each once."""
+    return list(dict.fromkeys([LICENSE, *(lic for c in web.values() for lic in c.get("license") or [])]))
+
+
+def web_lines(web: dict) -> list[str]:
+    """A line a web corpus: what it is, which part of it, and the terms it comes under."""
+    return [f"- Web corpus `{name}`: {c.get('title')} ({c.get('repo')} at `{str(c.get('revision'))[:12]}`"
+            f"{', its `' + c['language'] + '` part' if c.get('language') else ''}, {c.get('slice_files')} "
+            f"files, {c.get('url')}), under {c.get('license_text')}." for name, c in web.items()]
+
+
+def _front(lang: str, pretty_name: str, splits: list[str], categories: list[str], config: str,
+           license_ids: list[str] | None = None) -> dict:
+    ids = license_ids or [LICENSE]
+    return {"language": [lang], "license": ids[0] if len(ids) == 1 else ids, "pretty_name": pretty_name,
             "task_categories": categories,
             "configs": [{"config_name": config, "default": True,
                          "data_files": [{"split": s, "path": f"data/{s}-*.parquet"} for s in splits]}]}
 
 
 def dump_of(manifests: dict) -> tuple[str, str]:
-    """(the dump's file name, its date YYYY-MM-DD or 'unknown')."""
-    path = (manifests.get("extract") or {}).get("dump") or ""
+    """(the dump's file name, its date as the model card says it: common/dump_date.py)."""
+    extract = manifests.get("extract") or {}
+    path = extract.get("dump") or ""
     name = Path(path).name if path else "unknown"
-    m = _DATE.search(name)
-    return name, f"{m.group(1)[:4]}-{m.group(1)[4:6]}-{m.group(1)[6:]}" if m else "unknown (not in its file name)"
+    fetched = ((manifests.get("download") or {}).get("summary") or {}).get("date")
+    return name, dump_date(name if path else None, fetched, (extract.get("summary") or {}).get("newest_revision"))
 
 
 def _share(part: float, whole: float) -> str:
@@ -79,6 +102,7 @@ def articles_card(lang: str, summary: dict, manifests: dict, splits: list[str], 
         "",
         "## Source and processing", "",
         f"- Dump: `{dump}`, dated {date}. Text under CC BY-SA 4.0 (Wikipedia contributors).",
+        *web_lines(web_corpora(manifests)),
         f"- Extracted: {articles:,} articles (namespace 0, no redirects; dropped: "
         f"{json.dumps(ex.get('dropped', {}))}).",
         f"- Formatted: {fo.get('documents', 0):,} articles with text left after cleaning "
@@ -107,7 +131,7 @@ def articles_card(lang: str, summary: dict, manifests: dict, splits: list[str], 
         "folder of the same name never loads from this one's cache, nor this one from its.",
     ]
     return card(_front(lang, f"{lang}wiki cleaned by wiki2bert", splits, ["fill-mask", "text-generation"],
-                       config), "\n".join(lines))
+                       config, licenses(web_corpora(manifests))), "\n".join(lines))
 
 
 def tokens_card(lang: str, summary: dict, encode: dict, splits: list[str], config: str) -> str:

@@ -83,8 +83,9 @@ def plain(counts: dict) -> dict:
 
 
 def shard_sources(shard_dir: str | Path, shard_files) -> dict:
-    """{source: {"training_documents": n, "test_documents": n}} of `shard_files`, from the
-    shard stage's manifest in `shard_dir` ({} when it has no per-source counts)."""
+    """{source: {"training_documents": n, "test_documents": n, "training_bytes": n, "test_bytes": n,
+    "weight": w}} of `shard_files`, from the shard stage's manifest in `shard_dir` ({} when it has
+    no per-source counts; bytes only where it counted them)."""
     manifest = read_manifest(shard_dir) or {}
     names = {Path(f).name for f in shard_files}
     totals: dict[str, Counter] = {}
@@ -92,4 +93,7 @@ def shard_sources(shard_dir: str | Path, shard_files) -> dict:
         if row.get("file") in names:
             for source, n in (row.get("sources") or {}).items():
                 totals.setdefault(source, Counter())[f"{row['split']}_documents"] += n
-    return plain(totals)
+            for source, n in (row.get("source_bytes") or {}).items():
+                totals[source][f"{row['split']}_bytes"] += n
+    weights = ((manifest.get("options") or {}).get("weights") or {})
+    return {k: {**v, "weight": float(weights.get(k, 1.0))} for k, v in plain(totals).items()}

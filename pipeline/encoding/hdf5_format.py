@@ -59,14 +59,23 @@ Usage:
     packed_layout(path)                 # 0 not packed, 1 the old packed rows, 2 PACKED_LAYOUT
     file_tokenizer_fingerprint(path)    # the `tokenizer_fingerprint` attribute, or None
     maskable_tokens(seq_len, packed)    # the tokens of a full row that masking may choose
+    training_text(input_dir)            # what the training files hold of the text (the passes)
+
+Beside the files, encode's manifest.json records what the trainer counts its passes by
+(TRAINING_TEXT; read with `training_text`, a small JSON, no file opened): the training rows,
+the text's tokens in the training shards (once, whatever the dupe factor), the dupe factor, and
+per source its tokens there (weights' copies included, split by its bytes in the shards) and
+its `shard --weight`.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from common.encode_manifest import encode_manifest
 
 # key -> (dtype, width: "L" max seq, "P" max predictions, None a vector)
 DATASETS = {
@@ -268,3 +277,49 @@ def file_tokenizer_fingerprint(path: str | os.PathLike) -> str | None:
     if isinstance(value, bytes):
         value = value.decode("ascii")
     return None if value is None else str(value)
+
+
+# The encode manifest's record of what its training files hold of the text (training_text).
+TRAINING_TEXT = "training_text"
+
+
+@dataclass(frozen=True)
+class TrainingText:
+    """What an encode folder's training files hold of the text: `rows` instances made of
+    `dupe_factor` copies of a text of `tokens` tokens (the training shards', weights' copies
+    included); `sources`: {source: (its tokens among them, its shard weight)}."""
+
+    rows: int
+    tokens: int
+    dupe_factor: int = 1
+    sources: dict = field(default_factory=dict)
+
+
+def training_text_record(shards: list[dict], sources: dict, dupe_factor: int) -> dict:
+    """TRAINING_TEXT of an encode: `shards` its per-shard counts (shard, instances, tokens),
+    `sources` the shard stage's counts per source (pipeline/core/sources.py: shard_sources), a
+    source's tokens its share of the training bytes (of its documents where bytes are not known)."""
+    train = [s for s in shards if "_training_" in s["shard"]]
+    tokens = sum(int(s["tokens"]) for s in train)
+    key = "training_bytes" if all("training_bytes" in c for c in sources.values()) else "training_documents"
+    total = sum(c.get(key, 0) for c in sources.values())
+    return {"rows": sum(int(s["instances"]) for s in train), "tokens": tokens, "dupe_factor": int(dupe_factor),
+            "sources": {name: {"tokens": round(tokens * c.get(key, 0) / total) if total else 0,
+                               "weight": float(c.get("weight", 1.0))} for name, c in sources.items()}}
+
+
+def training_text(input_dir) -> TrainingText | None:
+    """TRAINING_TEXT of the encode manifest of `input_dir` (or of the folder above it), made
+    from its per-shard counts for an encode written before the record; None without a manifest."""
+    record = encode_manifest(input_dir, TRAINING_TEXT).get(TRAINING_TEXT)
+    if record is None:
+        found = encode_manifest(input_dir, "shards")
+        if not found.get("shards"):
+            return None
+        record = training_text_record(found["shards"], found.get("sources") or {},
+                                      (found.get("options") or {}).get("dupe_factor", 1))
+    if not record.get("rows"):
+        return None
+    return TrainingText(int(record["rows"]), int(record["tokens"]), int(record.get("dupe_factor", 1)),
+                        {k: (int(v["tokens"]), float(v.get("weight", 1.0))) for k, v in
+                         (record.get("sources") or {}).items()})

@@ -1,10 +1,13 @@
-"""Section `sources`: the per-source funnel (read by ingest or format, kept by dedup, in the
-shards after filter and weights, in each HDF5 set) and examples of the pairs dedup removed.
+"""Section `sources`: the per-source funnel (read by ingest or format, kept by dedup, left by split
+and filter, in the shards after weights with their held-out documents, in each HDF5 set with its
+training tokens) and examples of the pairs dedup removed.
 
 Only manifests are read. The section is empty (not shown) for a corpus of Wikipedia alone
 that never went through ingest or dedup.
 """
 from __future__ import annotations
+
+from pipeline.encoding.hdf5_format import TRAINING_TEXT
 
 from .inputs import ReportInputs
 from .page import Section, num, percent, table
@@ -22,15 +25,16 @@ def source_rows(data: ReportInputs) -> list[dict]:
     for name in names:
         d, s = dedup.get(name, {}), shards.get(name, {})
         read = ingested.get(name, {}).get("documents", d.get("documents"))
-        encoded = [(m.get("options") or {}, (m.get("sources") or {}).get(name, {}))
+        encoded = [(m.get("options") or {}, (m.get("sources") or {}).get(name, {}),
+                    ((m.get(TRAINING_TEXT) or {}).get("sources") or {}).get(name, {}).get("tokens"))
                    for _f, m in data.encodings]
         rows.append({
             "source": name, "read": read, "dedup_in": d.get("documents"), "kept": d.get("kept"),
             "exact": d.get("exact"), "near": d.get("near"), "paragraphs": d.get("paragraphs"),
-            "removed_share": d.get("removed_share"), "weight": s.get("weight"),
+            "removed_share": d.get("removed_share"), "weight": s.get("weight"), "filtered": s.get("documents"),
             "training": s.get("training_documents"), "test": s.get("test_documents"),
-            "encoded": {f"{o.get('max_seq')}/{o.get('max_pred')}": e.get("training_documents")
-                        for o, e in encoded if e},
+            "encoded": {f"{o.get('max_seq')}/{o.get('max_pred')}": (e.get("training_documents"), tokens)
+                        for o, e, tokens in encoded if e},
         })
     return rows
 
@@ -41,17 +45,19 @@ def sources_section(data: ReportInputs, lang: str) -> Section | None:
         return None
     sec = Section("sources", "Sources: what came from where")
     cells = [("source", "read", "exact copies", "near copies", "paragraph copies", "removed",
-              "weight", "training docs", "test docs", "encoded (training docs)")]
+              "after split and filter", "weight", "training docs", "test docs",
+              "encoded (training docs, tokens)")]
     for r in rows:
         cells.append((r["source"], num(r["read"]), num(r["exact"]), num(r["near"]),
-                      num(r["paragraphs"]), percent(r["removed_share"]),
+                      num(r["paragraphs"]), percent(r["removed_share"]), num(r["filtered"]),
                       num(r["weight"], 2) if r["weight"] is not None else "-",
                       num(r["training"]), num(r["test"]),
-                      ", ".join(f"{k}: {num(v)}" for k, v in r["encoded"].items()) or "-"))
+                      ", ".join(f"{k}: {num(n)}" + (f", {num(t)} tokens" if t is not None else "")
+                                for k, (n, t) in r["encoded"].items()) or "-"))
         if (r["removed_share"] or 0) > DEDUP_WARN_SHARE:
             sec.warn(f"dedup removed {percent(r['removed_share'])} of {r['source']}: it is mostly "
                      "copies of Wikipedia or of an earlier source")
-    sec.add(table(cells, numeric=set(range(1, 10))))
+    sec.add(table(cells, numeric=set(range(1, 11))))
     m = data.manifest("dedup")
     if m is not None:
         o = m.get("options") or {}

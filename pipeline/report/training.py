@@ -1,9 +1,11 @@
 """Section `training`: for each trainer output dir given with `--run DIR`, the loss, MLM and NSP
 loss (NSP only where the run trained it), learning rate and samples/s curves from
 train_log.jsonl, the eval points, the masking the run used, and the held-out masked-LM accuracy
-against the unigram baseline where `make pretrain` measured it (heldout_mlm.json); for runs of
-long rows, the context evaluation (the accuracy deep in long articles with the whole segment,
-512 and 128 tokens around the mask, and the gain).
+against the unigram baseline where `make pretrain` measured it (heldout_mlm.json), a warning at
+the top of the page ("What needs a look") where that says the model has not got past word
+frequencies; for runs of long rows, the context evaluation (the accuracy deep in long articles
+with the whole segment, 512 and 128 tokens around the mask, and the gain). The trainer's eval
+and heldout_mlm.json are two accuracies, each named for what it scores (common/heldout_file.py).
 
 Reads only the run's plain files (train_log.jsonl, hparams.json, heldout_mlm.json): the
 pipeline never imports the trainer.
@@ -14,7 +16,7 @@ import json
 import math
 from pathlib import Path
 
-from common.heldout_file import read_heldout
+from common.heldout_file import EVERY_TOKEN, LEARNED, STATIC_MASKS, read_heldout, verdict
 from common.numbers import baseline_text, signed
 from pipeline.encoding.hdf5_format import few_eval_instances
 
@@ -50,6 +52,18 @@ def heldout_text(run: Path) -> str | None:
         return baseline_text(read_heldout(run))
     except (KeyError, ValueError, TypeError):   # none, or a record of another shape
         return None
+
+
+def heldout_warning(run: Path) -> str | None:
+    """'uk_modern: held-out accuracy 1.0x the unigram baseline: it has not learned ...' where
+    heldout_mlm.json says the model is under LEARNED x the baseline; None otherwise."""
+    r = read_heldout(run)
+    try:
+        ratio = float(r["accuracy"]) / float(r["unigram_accuracy"])
+    except (KeyError, ValueError, TypeError, ZeroDivisionError):
+        return None
+    return (f"{Path(run).name}: held-out accuracy at [MASK] {ratio:.1f}x the unigram baseline: {verdict(ratio)}"
+            if ratio < LEARNED else None)
 
 
 def read_records(run: Path) -> list[dict]:
@@ -161,6 +175,8 @@ def _one_run(sec: Section, run: Path) -> None:
     heldout = heldout_text(run)
     if heldout:
         sec.add(f"<p><b>Did it learn?</b> Held-out masked-LM accuracy of the export: {esc(heldout)}</p>")
+        if warning := heldout_warning(run):
+            sec.warn(warning)
     plan = hp.get("phase_plan") or []
     trained, end = max(r.get("step", 0) for r in records), planned_end(hp, records)
     # a run of sequence-length phases: its steps and each phase's rows, not the first phase's alone
@@ -168,7 +184,8 @@ def _one_run(sec: Section, run: Path) -> None:
               ("phases: seq_len / max_pred (steps)", phases_text(plan, records, trained))] if len(plan) > 1 else
              [("phase / max_steps", f"{hp.get('phase', '-')} / {num(end)}"),
               ("seq_len / max_pred", f"{hp.get('seq_len', '-')} / {hp.get('max_pred', '-')}")])
-    rows = [("figure", "value")] + ([("held-out MLM accuracy (export)", heldout)] if heldout else []) + shape[:1] + [
+    rows = [("figure", "value")] + ([(f"held-out MLM accuracy of the export, {EVERY_TOKEN}", heldout)]
+                                    if heldout else []) + shape[:1] + [
             ("ranks / global batch", f"{hp.get('world_size', '-')} / {num(hp.get('global_batch_size'))}"),
             *shape[1:],
             ("objective", hp.get("objective", "-")),
@@ -180,7 +197,8 @@ def _one_run(sec: Section, run: Path) -> None:
         rows.append(("loss (mlm only)", f"{last['loss']:.4f}"))
     if evals:
         ev = evals[-1]
-        rows.append(("last eval: mlm loss / acc", f"{ev['eval_mlm_loss']:.4f} / {ev['eval_mlm_acc']:.3f}"))
+        rows.append((f"last eval: mlm loss / acc {STATIC_MASKS}",
+                     f"{ev['eval_mlm_loss']:.4f} / {ev['eval_mlm_acc']:.3f}"))
         if "eval_nsp_loss" in ev:
             rows.append(("last eval: nsp loss / acc", f"{ev['eval_nsp_loss']:.4f} / {ev['eval_nsp_acc']:.3f}"))
         long = [r for r in evals if "eval_context_gain" in r]   # trainer/evaluation/context.py

@@ -46,6 +46,7 @@ from pathlib import Path
 import click
 
 from common.atomic import atomic_open
+from common.make_vars import as_typed, make_target
 from pipeline.core.errors import StageError
 from pipeline.core.manifest import fingerprint_inputs, read_manifest
 from pipeline.core.options import force_option
@@ -58,6 +59,7 @@ from pipeline.text.wikipedias import (
     LIST_FILE,
     code_of_dbname,
     is_wikipedia,
+    looks_like_a_name,
     same_wiki,
     wiki_dbname,
 )
@@ -86,10 +88,19 @@ ALLOW_UNKNOWN = "--allow-unknown-lang"
 USE_LANG = "--lang {code} (before the stage name: pipeline --lang {code} ...; make corpus LANG={code})"
 
 
-def check_wiki(lang: str, dump: Path | None = None, use: str = USE_LANG) -> None:
+def local_dump() -> str:
+    """The advice to take a local dump, as the command the user typed takes it (DUMP= under make)."""
+    return f"pass a local dump with {as_typed('--dump', 'PATH')}"
+
+
+def check_wiki(lang: str, dump: Path | None = None, use: str | None = None) -> None:
     """StageError unless `lang` is the wiki of the local `dump` (its <siteinfo> <dbname>), or,
     where that says nothing (no dump, no dbname), a code on the list of Wikipedias. `use`: how
-    to give the right code, {code} standing for it (recipes/pretrain.py: its own flag)."""
+    to give the right code, {code} standing for it (recipes/pretrain.py: its own flag; default:
+    the pipeline's, make's LANG= under make). The flags are named as the user gives them
+    (common/make_vars.py)."""
+    use = use or ("LANG={code}" if make_target() else USE_LANG)
+    given, allow = as_typed("--lang", lang), as_typed(ALLOW_UNKNOWN)
     dbname = dump_siteinfo(dump).dbname if dump is not None else ""
     if dbname:
         if same_wiki(lang, dbname):
@@ -97,14 +108,17 @@ def check_wiki(lang: str, dump: Path | None = None, use: str = USE_LANG) -> None
         # the dump's own code, never --allow-unknown-lang: that would label the corpus wrongly
         code = code_of_dbname(dbname) or _wiki_code(dbname)
         fix = (f"use {use.format(code=code)}" if code
-               else f"{dbname} is not a Wikipedia's dump; pass {ALLOW_UNKNOWN} if it is the one you mean")
-        raise StageError(f"--lang {lang} does not match the dump: {dump} is the dump of {dbname} "
+               else f"{dbname} is not a Wikipedia's dump; pass {allow} if it is the one you mean")
+        raise StageError(f"{given} does not match the dump: {dump} is the dump of {dbname} "
                          f"(the <dbname> of its <siteinfo>), not {wiki_db(lang)}: {fix}")
     if not is_wikipedia(lang):
-        raise StageError(f"--lang {lang} is not the code of a Wikipedia (pipeline/text/{LIST_FILE.name} "
-                         "lists them, from meta.wikimedia.org/wiki/List_of_Wikipedias): check the code "
-                         f"(hu, uk, zh-min-nan, simple, ...), or pass {ALLOW_UNKNOWN} for a wiki "
-                         "that is not on the list")
+        listed = (f"{given} is not the code of a Wikipedia (pipeline/text/{LIST_FILE.name} lists them, "
+                  "from meta.wikimedia.org/wiki/List_of_Wikipedias)")
+        if looks_like_a_name(lang):   # the flag would not help: the corpus would be labelled with a name
+            raise StageError(f"{listed}: it looks like the language's name; give its wiki's code, the "
+                             "start of the wiki's address: hu for hu.wikipedia.org, uk for uk.wikipedia.org")
+        raise StageError(f"{listed}: check the code (hu, uk, zh-min-nan, simple, ...), or pass {allow} "
+                         "for a wiki that is not on the list")
 
 
 def _wiki_code(dbname: str) -> str:
@@ -122,11 +136,11 @@ def check_date(date: str) -> str:
     if date == "latest" or re.fullmatch(r"20\d{6}", date):
         return date
     raise StageError(f"--date {date!r} is not a dump date: use YYYYMMDD (e.g. 20240501) or 'latest'; "
-                     "or pass a local dump with --dump PATH")
+                     f"or {local_dump()}")
 
 
 def _offline_hint() -> str:
-    return "check the network and --lang/--date, or pass a local dump with --dump PATH"
+    return f"check the network, the language code and the dump date, or {local_dump()}"
 
 
 def _open(url: str, start: int = 0):
@@ -159,7 +173,7 @@ def resolve_latest(base: str, lang: str) -> str:
     rss = _get_text(url)
     m = re.search(rf"/{re.escape(db)}/(20\d{{6}})", rss)
     if not m:
-        raise StageError(f"{url} names no dump date; use --date YYYYMMDD, or pass a local dump with --dump PATH")
+        raise StageError(f"{url} names no dump date; use --date YYYYMMDD, or {local_dump()}")
     return m.group(1)
 
 
@@ -184,7 +198,7 @@ def published_checksums(base: str, lang: str, date: str, names: list[str]) -> tu
         if not missing:
             return algo, found
         last_error = StageError(f"{url} lists no checksum for {missing[0]}: the dump of {date} may be "
-                                "unfinished; try another --date, or pass a local dump with --dump PATH")
+                                f"unfinished; try another --date, or {local_dump()}")
     raise last_error  # type: ignore[misc]
 
 
@@ -219,7 +233,7 @@ def fetch(url: str, part: Path, algo: str) -> str:
             reason = f"{got:,} of {total:,} bytes" if short else ""
     if short:
         raise StageError(f"the download of {url} broke off ({reason}); rerun the same command to "
-                         "resume it, or pass a local dump with --dump PATH")
+                         f"resume it, or {local_dump()}")
     return digest.hexdigest()
 
 
@@ -265,7 +279,7 @@ def download(*, data_dir="data", lang="hu", workers=None, input=None, output=Non
     try:
         check_dump(target)
     except StageError as exc:  # the server's file itself is broken: only another dump helps
-        raise StageError(f"{exc}; or try another --date, or pass a local dump with --dump PATH") from None
+        raise StageError(f"{exc}; or try another --date, or {local_dump()}") from None
     summary = {"dump": name, "date": date, "input_bytes": sum((out / n).stat().st_size for n in names),
                "checksum": f"{algo} verified", "seconds": round(time.time() - started, 2)}
     if multistream:
@@ -286,7 +300,7 @@ def _fetch_verified(url: str, target: Path, algo: str, expected: str) -> None:
         part.unlink(missing_ok=True)
         raise StageError(f"{target.name}: {algo} checksum mismatch (got {got}, published {expected}): "
                          "the download was corrupt and was removed; rerun to download it again, "
-                         "or pass a local dump with --dump PATH")
+                         f"or {local_dump()}")
     os.replace(part, target)
     with atomic_open(target.with_name(f"{target.name}.{algo}")) as fh:
         fh.write(f"{expected}  {target.name}\n")

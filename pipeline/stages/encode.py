@@ -45,6 +45,10 @@ a shard's ids are spilled to the run's work folder and memory-mapped, and rows a
 at a time (pipeline/encoding/packed_file.py), so the memory does not grow with the shard. The
 summary gives the articles' token-length deciles and the share of the tokens whose segment in
 its row (its own article's tokens around it) is at least 512, 2,048 and 8,192 tokens.
+
+The manifest's `training_text` (pipeline/encoding/hdf5_format.py) is what the trainer counts its
+passes over the text by: training rows, the text's tokens, the dupe factor, per source its tokens
+and `shard --weight`.
 """
 from __future__ import annotations
 
@@ -72,8 +76,10 @@ from pipeline.encoding.hdf5_format import (
     RANDOM_SEED,
     SHORT_SEQ_PROB,
     TOKENIZER_ATTR,
+    TRAINING_TEXT,
     maskable_tokens,
     output_folder_name,
+    training_text_record,
 )
 from pipeline.encoding.instances import Corpus, plan_instances
 from pipeline.encoding.masking import Masker
@@ -301,6 +307,8 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
     work = functools.partial(encode_task, files_dir=files_dir, spec=spec, settings=settings)
     infos = [info for _task, info in run.run_tasks(tasks, work, desc="encode", unit="shard")]
     packed = packed_figures(infos, max_seq) if pack else ({}, {})
+    sources = shard_sources(in_dir, shards)   # and what the trainer counts its passes by:
+    text = {TRAINING_TEXT: training_text_record(infos, sources, dupe_factor)}
     instances = sum(i["instances"] for i in infos)
     summary = {
         "shards": len(shards),
@@ -316,7 +324,7 @@ def encode(data_dir="data", lang: str = "hu", workers: int | None = 1, input=Non
                       # "vocab": the vocab.txt, or a tokenizer's folder (the trainer reads it)
                       extra={"shards": infos, "vocab": str(spec.location.resolve()),
                              "tokenizer": tokenizer_record(spec),
-                             "sources": shard_sources(in_dir, shards),
+                             "sources": sources, **text,
                              **({"joint_vocab": joint} if joint else {}), **packed[1]},
                       shown={"output_bytes": sum(p.stat().st_size for p in outputs)})
 

@@ -307,7 +307,7 @@ def _export_tokens(data_dir, lang, workers, input, out: Path, force: bool) -> di
                "test_rows": rows["test"], "tokens": tokens, "seq_len": seq_len,
                "doc_starts": doc_starts, "files": len(files_out), "encode": str(root),
                "seconds": run.seconds()}
-    dump = {"extract": read_manifest(stage_dir(data_dir, lang, "extract")) or {}}
+    dump = {stage: read_manifest(stage_dir(data_dir, lang, stage)) or {} for stage in ("extract", "download")}
     sums, config = _named_config(lang, dump_of(dump)[1], files_out)
     card = tokens_card(lang, summary, manifest, splits=_splits_of(files_out), config=config)
     write_text_atomic(out / "README.md", lambda fh: fh.write(card))

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import click
 
+from common.numbers import plural
 from pipeline.core.errors import StageError
 from pipeline.core.manifest import MANIFEST
 from pipeline.core.registry import stage_dir
@@ -101,7 +102,7 @@ def inspect_file(file, vocab=None, show: int = 3, data_dir="data", lang: str = "
                 sizes = " + ".join(map(str, segment_lengths(f["doc_starts"][i:i + 1],
                                                             f["input_mask"][i:i + 1])))
                 echo(f"\n#{i}  length {int(f['input_mask'][i].sum())}, packed row, "
-                     f"{len(segments)} segment{'s' if len(segments) != 1 else ''}: {sizes} tokens")
+                     f"{plural(len(segments), 'segment')}: {sizes} tokens")
                 for text in segments:
                     echo(f"  | {text}")
                 continue

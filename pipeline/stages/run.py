@@ -6,6 +6,7 @@ Usage:
     pipeline --lang uk run --dump ukwiki.xml.xz --vocab-size 16000 --encode 128/20
     pipeline --lang hu run --dump huwiki.xml.bz2 --source web=cc100-hu.txt.xz --weight web=0.5
     pipeline --lang hu run --source web=cc100-hu.txt.xz     # no dump: a corpus without Wikipedia
+    pipeline --lang hu run --dump huwiki.xml.bz2 --source web='hf://datasets/HuggingFaceFW/fineweb-2/data/hun_Latn/train/*.parquet'
 
 With --source, ingest and dedup run too (Wikipedia and every source deduplicated together,
 pipeline/stages/dedup.py) and split reads the deduplicated mix; without --dump nothing is
@@ -34,13 +35,15 @@ from pathlib import Path
 
 import click
 
+from common.make_vars import as_typed
 from pipeline.core.errors import StageError
 from pipeline.core.manifest import read_manifest
 from pipeline.core.os_errors import reported
 from pipeline.core.registry import joint_dir, pipeline_stages, stage_dir
 from pipeline.core.sources import parse_pairs, parse_weights
+from pipeline.corpora.options import is_hub
 from pipeline.encoding.hdf5_format import DUPE_FACTOR
-from pipeline.text.wikipedias import LIST_FILE, close_codes, is_wikipedia
+from pipeline.text.wikipedias import LIST_FILE, close_codes, is_wikipedia, looks_like_a_name
 from vocab.kinds import MODEL_TYPES
 
 log = logging.getLogger("pipeline")
@@ -130,6 +133,10 @@ def command(ctx, dumps, date, allow_unknown_lang, vocab_size, model_type, own_vo
     group = ctx.parent.command
     started = time.time()
     named = parse_pairs(sources, "--source")
+    hub = {n: v for n, v in named.items() if is_hub(v)}
+    if hub:   # a Hub source offline and not cached, gated or missing: one line before any stage
+        from pipeline.corpora.plan import web_parts  # huggingface_hub loads for Hub sources only
+        web_parts(ctx.obj.lang, [], hub, {}, text_field, {})
     unknown = sorted(set(parse_weights(weights)) - set(named) - {"wikipedia"})
     if unknown:
         raise click.UsageError(f"--weight {', '.join(unknown)}: not a --source of this run")
@@ -204,11 +211,13 @@ def _check_codes(langs, allow_unknown_lang: bool) -> None:
     for code in langs:
         if not allow_unknown_lang and not is_wikipedia(code):
             near = close_codes(code)
+            fix = ("give its wiki's code, not the language's name (hu for hu.wikipedia.org)"
+                   if looks_like_a_name(code) else
+                   f"fix it, or pass {as_typed('--allow-unknown-lang')} for a wiki that is not on the list")
             raise click.UsageError(
-                f"--lang {','.join(langs)}: {code} is not the code of a Wikipedia"
+                f"{as_typed('--lang', ','.join(langs))}: {code} is not the code of a Wikipedia"
                 + (f" (did you mean {near[0]}?)" if near else "")
-                + f" (pipeline/text/{LIST_FILE.name} lists them): fix it, or pass "
-                  "--allow-unknown-lang for a wiki that is not on the list")
+                + f" (pipeline/text/{LIST_FILE.name} lists them): {fix}")
 
 
 # The text stages whose output, when empty, leaves the language without a corpus.

@@ -10,12 +10,15 @@ Two streaming passes over the filtered files, never the whole corpus in memory:
    the same for any --workers.
    The held-out share has a floor: while the test documents hold fewer than
    --min-test-sentences sentences, the documents with the next-smallest hashes join them, up to
-   MAX_TEST_SHARE of the documents (so a 40-article sample still trains on 36). Evaluations on
+   MAX_TEST_SHARE of the documents (so a 40-article sample still trains on 36), or up to
+   SMALL_TEST_SHARE where that share would leave the probe (`pipeline probe`) too few held-out
+   sentences for a score and the larger one would not (pipeline/text/held_out.py). Evaluations on
    a few hundred sentences or instances mean little (the vocab report and the trainer say so).
+   Every source of two documents or more holds out at least one (its smallest hash).
 
 Writes DATA_DIR/LANG/sharded/{LANG}wiki_training_{i}.txt and {LANG}wiki_test_{i}.txt
-(one sentence per line, a blank line between documents) and a manifest with the counts per
-shard and per source (a document's source is in its file's name, pipeline/core/sources.py).
+(one sentence per line, a blank line between documents) and a manifest with the documents and
+bytes per shard and per source (a document's source is in its file's name, core/sources.py).
 `--weight NAME=W` repeats a source's training documents (W=2: twice, each copy placed as a
 document of its own, so mostly in another shard) or samples them down (W=0.5: those whose
 seeded hash falls in the lower half); held-out documents are never repeated or dropped, and
@@ -53,18 +56,20 @@ from pipeline.core.runner import StageRun, Task
 from pipeline.core.sources import WIKIPEDIA, parse_weights, source_of
 from pipeline.text.documents import copies_of, doc_hash, documents, is_test, read_utf8
 from pipeline.text.documents import doc_bytes as _doc_bytes
+from pipeline.text.held_out import MAX_TEST_SHARE, SMALL_TEST_SHARE, add_test_floor, test_share_cap
 
 log = logging.getLogger("pipeline")
 
 MIN_AUTO_SHARDS = 16
 AUTO_SHARD_BYTES = 128 * 1000 * 1000  # above 16 shards, about this much text per training shard
 MIN_TEST_SENTENCES = 2500   # held-out floor: ~1,000 eval instances at seq 512 with dupe factor 5
-MAX_TEST_SHARE = 0.1        # the floor never holds out more than this share of the documents
 # The floor adds documents in hash order (the choice depends on the text and the seed only).
 # Pass 1 keeps (hash, index, sentences) only of the documents whose hash falls below this
 # share; should they run out before the floor or the cap is reached (small corpora), the
 # files are scanned again with a larger share.
 CANDIDATE_SHARE = 2 * MAX_TEST_SHARE
+
+
 def scan_file(path: Path, seed: int, test_fraction: float, candidate_fraction: float = 0.0,
               weights: dict | None = None) -> dict:
     """Pass 1 over one input file: each document's size, the held-out ones, the smallest hash,
@@ -84,6 +89,7 @@ def scan_file(path: Path, seed: int, test_fraction: float, candidate_fraction: f
             info["test"].append(i)
         if is_test(h, candidate_fraction):
             info["candidates"].append((h, i, len(doc)))
+        info["sentences"] = info.get("sentences", 0) + len(doc)
         if info["min_hash"] is None or h < info["min_hash"]:
             info["min_hash"], info["min_index"] = h, i
     return info
@@ -101,24 +107,6 @@ def assign_largest_first(sizes: np.ndarray, n_shards: int) -> np.ndarray:
     return shard_of
 
 
-def add_test_floor(held_out: np.ndarray, candidates: list[tuple[int, int, int]],
-                   min_sentences: int, max_docs: int) -> bool:
-    """Hold out the candidates (hash, document, sentences) in hash order while the held-out
-    documents have fewer than `min_sentences` sentences and fewer than `max_docs` documents;
-    True if the candidates ran out first."""
-    by_doc = {g: n for _h, g, n in candidates}
-    sentences = sum(by_doc.get(g, 0) for g in np.flatnonzero(held_out).tolist())
-    count = int(held_out.sum())
-    for _h, g, n in sorted(candidates):
-        if sentences >= min_sentences or count >= max_docs:
-            return False
-        if not held_out[g]:
-            held_out[g] = True
-            sentences += n
-            count += 1
-    return sentences < min_sentences and count < max_docs
-
-
 class _ShardWriter:
     """Appends documents to its shards, documents separated by a blank line."""
 
@@ -129,6 +117,7 @@ class _ShardWriter:
         self.docs = [0] * len(paths)
         self.sentences = [0] * len(paths)
         self.sources = [Counter() for _ in paths]
+        self.source_bytes = [Counter() for _ in paths]
 
     def add(self, i: int, data: bytes, n_sentences: int, source: str = WIKIPEDIA) -> None:
         fh = self.files[i]
@@ -140,11 +129,13 @@ class _ShardWriter:
         self.docs[i] += 1
         self.sentences[i] += n_sentences
         self.sources[i][source] += 1
+        self.source_bytes[i][source] += len(data) + 1
 
     def table(self, split: str) -> list[dict]:
         return [{"file": p.name, "split": split, "documents": d, "sentences": s, "bytes": b,
-                 "sources": dict(sorted(c.items()))}
-                for p, d, s, b, c in zip(self.paths, self.docs, self.sentences, self.sizes, self.sources)]
+                 "sources": dict(sorted(c.items())), "source_bytes": dict(sorted(sb.items()))}
+                for p, d, s, b, c, sb in zip(self.paths, self.docs, self.sentences, self.sizes, self.sources,
+                                             self.source_bytes)]
 
 
 def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
@@ -235,17 +226,19 @@ def _scan_documents(run: StageRun, files: list[Path], seed: int, test_fraction: 
 def _choose_held_out(run: StageRun, files: list[Path], scanned: _Scanned, seed: int,
                      test_fraction: float, floor: int) -> np.ndarray:
     """The held-out documents: hashes below --test-fraction, then the next-smallest up to
-    `floor` sentences (MAX_TEST_SHARE at most); at least one when any is asked for."""
+    `floor` sentences (test_share_cap's share of the documents at most); at least one of every source
+    when any is asked for."""
     infos, starts, total = scanned.infos, scanned.starts.tolist(), scanned.total
     held_out = np.zeros(total, dtype=bool)
     for start, info in zip(starts, infos):
         held_out[[start + d for d in info["test"]]] = True
     share = max(test_fraction, CANDIDATE_SHARE)
+    cap = int(test_share_cap(sum(info.get("sentences", 0) for info in infos), floor) * total)
     while floor:
         candidates = [(h, start + i, n) for start, info in zip(starts, infos)
                       for h, i, n in info["candidates"]]
         with_floor = held_out.copy()
-        ran_out = add_test_floor(with_floor, candidates, floor, int(MAX_TEST_SHARE * total))
+        ran_out = add_test_floor(with_floor, candidates, floor, cap)
         if not ran_out or share >= 1:
             held_out = with_floor
             break
@@ -254,6 +247,8 @@ def _choose_held_out(run: StageRun, files: list[Path], scanned: _Scanned, seed: 
                                    candidate_fraction=share)
         infos = [{**info, "candidates": again["candidates"]}
                  for info, again in zip(infos, run.map(rescan, files))]
+    if test_fraction > 0:
+        _hold_out_each_source(held_out, files, scanned)
     if not held_out.any() and test_fraction > 0 and total >= 2:
         # Hold out the document with the smallest hash, so that a test shard exists.
         f = min((i for i in range(len(infos)) if scanned.counts[i]), key=lambda i: infos[i]["min_hash"])
@@ -261,6 +256,22 @@ def _choose_held_out(run: StageRun, files: list[Path], scanned: _Scanned, seed: 
     for info in scanned.infos:
         info.pop("candidates", None)
     return held_out
+
+
+def _hold_out_each_source(held_out: np.ndarray, files: list[Path], scanned: _Scanned) -> None:
+    """At least one held-out document from every source of two documents or more (a small web
+    slice beside a large Wikipedia can draw none by hash): its document with the smallest hash."""
+    by_source: dict[str, list[int]] = {}
+    for i, path in enumerate(files):
+        if scanned.counts[i]:
+            by_source.setdefault(source_of(path.name), []).append(i)
+    starts = scanned.starts.tolist()
+    for source_files in by_source.values():
+        docs = [(starts[i], starts[i] + scanned.counts[i]) for i in source_files]
+        if sum(b - a for a, b in docs) < 2 or any(held_out[a:b].any() for a, b in docs):
+            continue
+        f = min(source_files, key=lambda i: scanned.infos[i]["min_hash"])
+        held_out[starts[f] + scanned.infos[f]["min_index"]] = True
 
 
 @dataclass(frozen=True)
@@ -324,13 +335,14 @@ def _write_shards(files: list[Path], scanned: _Scanned, plan: _Plan, train_paths
 def _summary(table: list[dict], plan: _Plan, scanned: _Scanned, file_sources: list[str],
              weights: dict, seconds: float) -> dict:
     """The stage's summary: documents and shards, sentences, bytes, and the counts per source."""
-    per_source = {s: {"documents": 0, "training_documents": 0, "test_documents": 0,
-                      "weight": weights.get(s, 1.0)} for s in dict.fromkeys(file_sources)}
+    per_source = {s: {"documents": 0, "training_documents": 0, "test_documents": 0, "training_bytes": 0,
+                      "test_bytes": 0, "weight": weights.get(s, 1.0)} for s in dict.fromkeys(file_sources)}
     for s, n in zip(file_sources, scanned.counts):
         per_source[s]["documents"] += n
     for row in table:
         for s, n in row["sources"].items():
             per_source[s][f"{row['split']}_documents"] += n
+            per_source[s][f"{row['split']}_bytes"] += row["source_bytes"][s]
     train_bytes = [r["bytes"] for r in table if r["split"] == "training"]
     return {
         "documents": scanned.total, "training_documents": len(plan.unit_doc),
@@ -357,7 +369,8 @@ def _summary(table: list[dict], plan: _Plan, scanned: _Scanned, file_sources: li
 @click.option("--min-test-sentences", type=click.IntRange(min=0), default=MIN_TEST_SENTENCES,
               show_default=True,
               help=f"Hold out more documents until the test shards have this many sentences, "
-                   f"up to {MAX_TEST_SHARE:.0%} of the documents (0: exactly --test-fraction).")
+                   f"up to {MAX_TEST_SHARE:.0%} of the documents ({SMALL_TEST_SHARE:.0%} where the probe "
+                   "needs it: see the docs) (0: exactly --test-fraction).")
 @click.option("--seed", type=int, default=12345, show_default=True,
               help="Seed of the document hash that picks the held-out documents.")
 @click.option("--weight", "weights", multiple=True, metavar="NAME=W",

@@ -17,6 +17,7 @@ Usage:
     fmt = detect_format(Path("cc100.hu.txt.xz"))            # "text"
     check_file(path, fmt, field="text")                       # StageError if it is not that
     for paragraphs in read_documents(path, fmt, stats=Counter()): ...   # cleaned paragraphs
+    for paragraphs, meta in read_records(path, "parquet", stats, columns=("url",)): ...   # as stored
 """
 from __future__ import annotations
 
@@ -153,7 +154,8 @@ def _text_documents(path: Path, stats: Counter, doc_per_line: bool) -> Iterator[
         yield doc
 
 
-def _jsonl_documents(path: Path, stats: Counter, field: str) -> Iterator[list[str]]:
+def _jsonl_documents(path: Path, stats: Counter, field: str,
+                     columns: tuple[str, ...]) -> Iterator[tuple[list[str], dict]]:
     for line in _lines(path, stats):
         if not line.strip():
             continue
@@ -166,10 +168,18 @@ def _jsonl_documents(path: Path, stats: Counter, field: str) -> Iterator[list[st
         if not isinstance(text, str):
             stats["records_without_field"] += 1
             continue
-        yield text.split("\n")
+        yield text.split("\n"), {c: record[c] for c in columns if c in record}
 
 
-def _parquet_documents(path: Path, stats: Counter, field: str) -> Iterator[list[str]]:
+def parquet_columns(path: Path) -> list[str]:
+    """The column names of a Parquet file (its footer only)."""
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).schema_arrow.names
+
+
+def _parquet_documents(path: Path, stats: Counter, field: str,
+                       columns: tuple[str, ...]) -> Iterator[tuple[list[str], dict]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -178,42 +188,62 @@ def _parquet_documents(path: Path, stats: Counter, field: str) -> Iterator[list[
     except NotImplementedError:
         pass
     pf = pq.ParquetFile(path, pre_buffer=False)   # a row group at a time, never the file
-    for batch in pf.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=[field], use_threads=False):
-        for text in batch.column(0).to_pylist():
+    kept = [c for c in columns if c in pf.schema_arrow.names and c != field]
+    for batch in pf.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=[field, *kept], use_threads=False):
+        values = [batch.column(i + 1).to_pylist() for i in range(len(kept))]
+        for row, text in enumerate(batch.column(0).to_pylist()):
             stats["records"] += 1
             if not isinstance(text, str):
                 stats["records_without_field"] += 1
                 continue
-            yield text.split("\n")
+            yield text.split("\n"), {c: v[row] for c, v in zip(kept, values)}
+
+
+def read_records(path: Path, fmt: str, stats: Counter, field: str = "text", doc_per_line: bool = False,
+                 columns: tuple[str, ...] = ()) -> Iterator[tuple[list[str], dict]]:
+    """The records of `path` as they are: (paragraphs, {column: value} of those of `columns`
+    the file has), before cleaning; a damaged file is one StageError line (read_documents)."""
+    if fmt == "text":
+        raw = ((doc, {}) for doc in _text_documents(path, stats, doc_per_line))
+    elif fmt == "jsonl":
+        raw = _jsonl_documents(path, stats, field, columns)
+    else:
+        raw = _parquet_documents(path, stats, field, columns)
+    n = 0
+    try:
+        for record in raw:
+            n += 1
+            yield record
+    except Exception as exc:
+        _raise_read_error(exc, path, n)
+
+
+def clean_document(paragraphs: list[str], stats: Counter) -> list[str]:
+    """A record's paragraphs cleaned (NFC, no control characters, one space between words:
+    Wikipedia's cleaning where it applies), the empty ones left out; an empty document counted."""
+    doc = _clean(paragraphs, stats)
+    if not doc:
+        stats["empty_documents"] += 1
+    return doc
 
 
 def read_documents(path: Path, fmt: str, stats: Counter, field: str = "text",
                    doc_per_line: bool = False) -> Iterator[list[str]]:
-    """The documents of `path` as lists of cleaned paragraphs (NFC, no control characters, one
-    space between words: Wikipedia's cleaning where it applies); `stats` counts what went."""
-    if fmt == "text":
-        raw = _text_documents(path, stats, doc_per_line)
-    elif fmt == "jsonl":
-        raw = _jsonl_documents(path, stats, field)
-    else:
-        raw = _parquet_documents(path, stats, field)
-    n = 0
-    try:
-        for paragraphs in raw:
-            doc = _clean(paragraphs, stats)
-            if doc:
-                n += 1
-                yield doc
-            else:
-                stats["empty_documents"] += 1
-    except Exception as exc:
-        if not isinstance(exc, _read_errors()):   # modules the reader imported: no import now
-            raise
-        if is_data_error(exc):   # a failing disk, not a damaged file: its own line (os_errors.py)
-            exc.filename = exc.filename or str(path)
-            raise
-        raise StageError(f"{path}: reading stopped after {n:,} documents ({exc}): the file is "
-                         "damaged or cut short: download it again or leave it out") from None
+    """The documents of `path` as lists of cleaned paragraphs; `stats` counts what went."""
+    for paragraphs, _meta in read_records(path, fmt, stats, field, doc_per_line):
+        doc = clean_document(paragraphs, stats)
+        if doc:
+            yield doc
+
+
+def _raise_read_error(exc: Exception, path: Path, n: int) -> None:
+    if not isinstance(exc, _read_errors()):   # modules the reader imported: no import now
+        raise exc
+    if is_data_error(exc):   # a failing disk, not a damaged file: its own line (os_errors.py)
+        exc.filename = exc.filename or str(path)
+        raise exc
+    raise StageError(f"{path}: reading stopped after {n:,} documents ({exc}): the file is "
+                     "damaged or cut short: download it again or leave it out") from None
 
 
 def _read_errors() -> tuple[type[BaseException], ...]:

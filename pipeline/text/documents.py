@@ -4,6 +4,7 @@ one blank line.
 Usage:
     text = read_utf8(path)                    # StageError naming the file and byte if not UTF-8
     for lines in documents(text): ...         # each document as its list of non-blank lines
+    for lines in read_documents(path): ...    # the same, a line at a time (a file of any size)
     format_documents(docs)                    # "\n".join per doc, "\n\n" between, final "\n"
     doc_hash(doc_bytes(doc), seed)            # shard's seeded hash of a document (held out?)
     copies_of(doc_bytes(doc), seed, weight)   # its training copies under a source's --weight
@@ -23,19 +24,42 @@ def read_utf8(path: str | Path) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise StageError(
-            f"{path} is not UTF-8 text (invalid byte 0x{data[exc.start]:02x} at offset {exc.start}): "
-            "convert it to UTF-8 or rerun the previous stage"
-        ) from None
+        raise _not_utf8(path, data[exc.start], exc.start) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text.replace("\r\n", "\n")
 
 
+def _not_utf8(path, byte: int, offset: int) -> StageError:
+    return StageError(f"{path} is not UTF-8 text (invalid byte 0x{byte:02x} at offset {offset}): "
+                      "convert it to UTF-8 or rerun the previous stage")
+
+
+def read_documents(path: str | Path) -> Iterator[list[str]]:
+    """documents(read_utf8(path)), read a line at a time: memory of a document, not of the file."""
+    return _documents(_utf8_lines(path))
+
+
+def _utf8_lines(path: str | Path) -> Iterator[str]:
+    offset = 0
+    with open(path, "rb") as fh:
+        for raw in fh:
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _not_utf8(path, raw[exc.start], offset + exc.start) from None
+            yield line[1:] if offset == 0 and line.startswith("\ufeff") else line
+            offset += len(raw)
+
+
 def documents(text: str) -> Iterator[list[str]]:
     """The documents of `text`: runs of non-blank lines (stripped), split at blank lines."""
+    return _documents(text.split("\n"))
+
+
+def _documents(lines: Iterable[str]) -> Iterator[list[str]]:
     doc: list[str] = []
-    for line in text.split("\n"):
+    for line in lines:
         line = line.strip()
         if line:
             doc.append(line)

@@ -1,5 +1,5 @@
-"""Fingerprints of documents for deduplication: exact hashes of normalised text and MinHash
-signatures (datasketch) for near-duplicates.
+"""Fingerprints of documents for deduplication: exact hashes of normalised text, MinHash
+signatures (datasketch) for near-duplicates, and the keys that put them in buckets on disk.
 
 Normalised text: NFKC, case-folded, only the words (Unicode `\\w+` runs) joined by one space,
 so that punctuation, spacing and case do not hide a copy. Shingles are word 3-grams; where
@@ -13,7 +13,9 @@ Usage:
     text_hash(words)                         # 64-bit exact-match key (0 for no words)
     sig = signature(doc_words)               # np.uint32[NUM_PERM]
     estimated_jaccard(sig_a, sig_b)          # share of equal slots
-    lsh = make_lsh(0.7); lsh.insert(key, lean(sig)); lsh.query(lean(sig))
+    b, r = lsh_bands(0.5)                    # datasketch MinHashLSH's bands for the threshold
+    band_keys(sigs, b, r)                    # np.uint64[n, b]: one key a band (its band number mixed in)
+    signature_keys(sigs)                     # np.uint64[n]: equal signatures, equal keys
 """
 from __future__ import annotations
 
@@ -83,15 +85,42 @@ def estimated_jaccard(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.count_nonzero(a == b)) / len(a)
 
 
-def lean(sig: np.ndarray):
-    from datasketch import LeanMinHash
-
-    return LeanMinHash(seed=SEED, hashvalues=sig, scheme=SCHEME)
-
-
-def make_lsh(threshold: float, num_perm: int = NUM_PERM):
-    """datasketch's MinHashLSH with bands chosen for `threshold` (equal weight to misses and
-    false candidates; candidates are checked on the signatures afterwards)."""
+def lsh_bands(threshold: float, num_perm: int = NUM_PERM) -> tuple[int, int]:
+    """(bands, rows a band) of datasketch's MinHashLSH for `threshold` (equal weight to misses and
+    false candidates; candidates are checked on the signatures afterwards): two documents are
+    candidates when one band of their signatures is equal."""
     from datasketch import MinHashLSH
 
-    return MinHashLSH(threshold=threshold, num_perm=num_perm)
+    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
+    return lsh.b, lsh.r
+
+
+_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser on an array (uint64 arithmetic wraps around)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * _MIX1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _MIX2
+    return x ^ (x >> np.uint64(31))
+
+
+def _row_keys(values: np.ndarray, salt: int) -> np.ndarray:
+    """A 64-bit key of each row of `values` (uint32), the same on every machine."""
+    key = _mix(np.full(len(values), salt, dtype=np.uint64))
+    for column in values.T.astype(np.uint64):
+        key = _mix(key ^ column)
+    return key
+
+
+def band_keys(sigs: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """np.uint64[n, bands]: the key of each band of each signature (band i: slots i*rows to
+    (i+1)*rows, as MinHashLSH cuts them), its band number mixed in."""
+    return np.stack([_row_keys(sigs[:, i * rows:(i + 1) * rows], i + 1) for i in range(bands)], axis=1)
+
+
+def signature_keys(sigs: np.ndarray) -> np.ndarray:
+    """np.uint64[n]: a key of each whole signature."""
+    return _row_keys(sigs, 0)

@@ -4,6 +4,7 @@ Usage:
     is_wikipedia("hu"), is_wikipedia("zh_yue")      # True, True (the dbname form counts too)
     wiki_dbname("zh-min-nan"), wiki_dbname("be-tarask")   # "zh_min_nanwiki", "be_x_oldwiki"
     code_of_dbname("hywiki")                        # "hy" ("" for a dbname of no Wikipedia)
+    looks_like_a_name("Hungarian")                  # True: a language's name, not a code
 
 The list is wikipedias.txt beside this module (from meta.wikimedia.org's List of Wikipedias).
 """
@@ -11,7 +12,11 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from pathlib import Path
+
+from pipeline.core.errors import StageError
+from pipeline.core.registry import validate_lang
 
 LIST_FILE = Path(__file__).with_name("wikipedias.txt")
 
@@ -52,7 +57,7 @@ def same_wiki(code: str, dbname: str) -> bool:
 
 
 
-def _edits(a: str, b: str) -> int:
+def edit_distance(a: str, b: str) -> int:
     """Levenshtein distance (codes are short)."""
     row = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
@@ -66,7 +71,17 @@ def close_codes(code: str, n: int = 1) -> list[str]:
     """The Wikipedia codes nearest to `code` (a typo's likely meaning), closest first: one edit
     away (same first letter, then one a prefix of the other, then the same length first), else difflib's nearest."""
     key, codes = _key(code), sorted(_table())
-    near = sorted((c for c in codes if _edits(key, c) <= 1),
+    near = sorted((c for c in codes if edit_distance(key, c) <= 1),
                   key=lambda c: (c[:1] != key[:1], not (key.startswith(c) or c.startswith(key)),
                                  abs(len(c) - len(key)), c))
     return near[:n] or difflib.get_close_matches(key, codes, n=n, cutoff=0.5)
+
+
+def looks_like_a_name(lang: str) -> bool:
+    """A language's name rather than a code: what no code is (capitals, spaces, accents), or
+    longer than a code without a '-' (codes are 2-3 letters, or parts joined by '-': zh-min-nan)."""
+    try:
+        validate_lang(lang)
+    except StageError:
+        return True
+    return not is_wikipedia(lang) and len(lang) > 3 and not re.search(r"[-_]", lang)

@@ -28,3 +28,26 @@ def test_the_hinting_parser_is_one_line_with_exit_status_2(capsys):
     assert capsys.readouterr().err.splitlines() == [
         "Error: unrecognized arguments: --bugdet 10m; did you mean --budget? (see python "
         "scripts/pretrain.py --help)"]
+
+
+def test_a_choice_close_to_one_of_the_flags_is_named():
+    """Issue 60: `--task nerr`, `--baseline random` got the list, not the one meant."""
+    p = argparse.ArgumentParser()
+    assert close_flag(p, "argument --task: invalid choice: 'nerr' (choose from 'ner', 'pos', 'qa')") == \
+        "; did you mean --task ner?"
+    assert close_flag(p, "argument --baseline: invalid choice: 'random' (choose from 'random-init')") == \
+        "; did you mean --baseline random-init?"
+    assert close_flag(p, "argument --task: invalid choice: 'zzz' (choose from 'ner', 'pos')") == ""
+
+
+@pytest.mark.parametrize("argv0, said", [
+    ("/repo/recipes/pretrain.py", "python -m recipes.pretrain"),        # python -m, and make's
+    ("scripts/pretrain.py", "python scripts/pretrain.py"),
+    ("/venv/bin/wiki2bert-pretrain", "wiki2bert-pretrain"),
+])
+def test_a_command_is_named_as_it_was_started(monkeypatch, argv0, said):
+    """Issue 60: `make pretrain`'s mistakes said `python scripts/pretrain.py`."""
+    from common.flags import started_as
+
+    monkeypatch.setattr("sys.argv", [argv0, "--lang", "hu"])
+    assert started_as("recipes.pretrain", "wiki2bert-pretrain") == said

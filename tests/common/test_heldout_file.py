@@ -19,7 +19,7 @@ def test_what_is_written_is_what_the_report_and_the_card_read(tmp_path):
     assert (tmp_path / HELDOUT).read_text(encoding="utf-8").endswith("}\n")
     assert read_heldout(tmp_path) == record
     assert heldout_text(tmp_path).startswith("0.214 against 0.061 for the unigram baseline (always ',')")
-    assert heldout_row(tmp_path, 40).startswith("\n| held-out masked-LM accuracy | 0.214 against 0.061")
+    assert heldout_row(tmp_path, 40).startswith("\n| held-out [MASK] accuracy | 0.214 against 0.061")
     assert heldout_row(tmp_path, 39) == ""      # the measure of another checkpoint's export
 
 
@@ -38,3 +38,15 @@ def test_a_file_that_is_json_but_no_record_reads_as_none(tmp_path):
         (tmp_path / HELDOUT).write_text(json.dumps(foreign), encoding="utf-8")
         assert read_heldout(tmp_path) == {}
         assert heldout_row(tmp_path, 5) == "" and not heldout_text(tmp_path)
+
+
+def test_a_sample_reads_alike_in_the_report_and_the_card(tmp_path):
+    """Issue 60: the measure is a seeded sample of the held-out rows with its standard error; the
+    report and the card say the same figure, its error and the sample, and name the measure."""
+    sampled = {**MEASURE, "standard_error": 0.0071, "ratio": 3.5, "ratio_standard_error": 0.21, "rows": 34,
+               "rows_held_out": 188, "tokens": 4194, "max_tokens": 4096}
+    write_heldout(tmp_path / HELDOUT, sampled, tmp_path / "hf", tmp_path / "hdf5", "x", step=40)
+    text = ("0.214 ± 0.007 against 0.061 for the unigram baseline (always ','): 3.5x (± 0.2) the baseline, "
+            "every token masked once as [MASK], on 4,194 tokens of 34 of 188 held-out rows (a seeded sample)")
+    assert heldout_text(tmp_path) == text
+    assert heldout_row(tmp_path, 40) == f"\n| held-out [MASK] accuracy | {text} |"

@@ -74,10 +74,11 @@ def deepspeed_args(shards, cfg, out, **kw):
 
 def assert_same_run(straight, parts, last_step):
     """The same logged losses, lr and eval losses, and the same final weights (a budget's
-    clock at the end is left out: it is time, not training)."""
+    clock at the end and an --extend record are left out: they are time and plans, not training)."""
     import torch
 
-    a, b = ([r for r in read_log(run) if "budget_spent_s" not in r] for run in (straight, parts))
+    a, b = ([r for r in read_log(run) if "budget_spent_s" not in r and "extended_from_step" not in r]
+            for run in (straight, parts))
     assert [r["step"] for r in a] == [r["step"] for r in b]
     for x, y in zip(a, b):
         for key in ("loss", "mlm_loss", "nsp_loss", "lr", "eval_loss"):

@@ -1,4 +1,5 @@
-"""Small MediaWiki XML dumps written by the tests: a siteinfo of the language and its pages."""
+"""Small MediaWiki XML dumps written by the tests: a siteinfo of the language and its pages;
+the fixtures' dumps in scripts the hu sample does not cover (fixture_dump: ja, zh, th, hy)."""
 from __future__ import annotations
 
 import bz2
@@ -47,3 +48,27 @@ def write_prose_dump(path: Path, lang: str, sentences: list[str], n_pages: int =
                 + "<ref>source</ref>\n[[Category:X]]")
         pages.append((f"P{i}", body))
     write_bz2_dump(path, lang, pages)
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "unspaced"
+# Armenian: a script with spaces that no other fixture has
+HY = ["Երևանը Հայաստանի մայրաքաղաքն է և ամենամեծ քաղաքը։", "Քաղաքը գտնվում է Հրազդան գետի ափին։",
+      "Քաղաքում կան բազմաթիվ թանգարաններ և թատրոններ։", "Ամեն տարի քաղաք են այցելում հազարավոր զբոսաշրջիկներ։",
+      "Քաղաքի կենտրոնում է գտնվում Հանրապետության հրապարակը։"]
+
+
+def unspaced_dump(folder: Path, lang: str, joiner: str = "") -> Path:
+    """LANGwiki.xml.bz2 in `folder`: 40 articles of tests/fixtures/unspaced/LANG.txt's sentences."""
+    sentences = [s for s in (FIXTURES / f"{lang}.txt").read_text(encoding="utf-8").splitlines() if s.strip()]
+    dump = folder / f"{lang}wiki.xml.bz2"
+    write_prose_dump(dump, lang, sentences, n_pages=40, joiner=joiner)
+    return dump
+
+
+def fixture_dump(folder: Path, lang: str) -> Path:
+    """The dump of `lang`'s fixture sentences: ja, zh, th (Thai's sentences between spaces), hy."""
+    if lang == "hy":
+        dump = folder / "hywiki.xml.bz2"
+        write_prose_dump(dump, "hy", HY, n_pages=30)
+        return dump
+    return unspaced_dump(folder, lang, joiner=" " if lang == "th" else "")

@@ -1,10 +1,11 @@
-"""The demo's probe step: the command it runs and the verdict of its summary line."""
+"""The demo's probe step: the command it runs, the verdict of its summary line, and what a corpus
+needs where its probe is too small to run (issue 60)."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from recipes.demo_probe import probe_command, probe_summary
+from recipes.demo_probe import probe_command, probe_needs, probe_summary
 
 
 def write(path: Path, p: tuple, b: tuple) -> Path:
@@ -29,3 +30,22 @@ def test_the_command_is_the_finetune_contract(tmp_path):
     for flag, value in (("--model", "hf"), ("--probe", "data/hu"), ("--seeds", "1,2,3"),
                         ("--baseline", "random-init")):
         assert cmd[cmd.index(flag) + 1] == value
+
+
+def manifests(lang: Path, sentences: int, held_out: int, dev: int, test: int) -> Path:
+    """The shard and probe manifests' counts (pipeline/stages/shard.py's, probe.py's summaries)."""
+    for stage, summary in (("sharded", {"sentences": sentences, "test_sentences": held_out}),
+                           ("probe", {"test_sentences": test, "available": {"train": 434, "dev": dev, "test": test}})):
+        (lang / stage).mkdir(parents=True, exist_ok=True)
+        (lang / stage / "manifest.json").write_text(json.dumps({"summary": summary}))
+    return lang
+
+
+def test_what_a_corpus_needs_for_the_probe_from_its_own_yield(tmp_path):
+    """The shipped sample: 801 sentences, 80 held out of which 28 had a usable mention: 1,000 for
+    dev and test take 2,857 held-out sentences, 25% of a corpus of about 11,000 (14x)."""
+    sample = manifests(tmp_path / "hu", 801, 80, 13, 15)
+    assert probe_needs(sample) == "a corpus of about 11,000 filtered sentences holds that many out (14x this one's 801)"
+    # uk's dump sharded before issue 60: 18,048 sentences, 10% held out, 395 usable: it has the text
+    assert "its shards were made holding out less" in probe_needs(manifests(tmp_path / "uk", 18048, 696, 198, 197))
+    assert probe_needs(tmp_path / "none") == "a larger dump holds that many out"

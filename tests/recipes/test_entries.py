@@ -25,9 +25,12 @@ def help_text(*cmd: str) -> str:
 
 @pytest.mark.parametrize("name", ENTRIES)
 def test_the_thin_entry_and_the_module_say_the_same(name):
+    def as_one(text: str) -> str:   # a usage line names the command as it was started
+        return text.replace(f"python scripts/{name}.py", "PROG").replace(f"python -m recipes.{name}", "PROG")
+
     module = help_text("-m", f"recipes.{name}")
     assert module.startswith("usage: ")
-    assert help_text(f"scripts/{name}.py") == module
+    assert as_one(help_text(f"scripts/{name}.py")) == as_one(module)
 
 
 @pytest.mark.parametrize("name", ENTRIES)

@@ -11,9 +11,9 @@ import pytest
 
 import recipes.pretrain as script
 from common.heldout_file import HELDOUT
+from common.make_vars import VIA_MAKE_ENV
 from pipeline.core.runner import FORCE_HINT_ENV
-from recipes.commands import StepFailed
-from recipes.pretrain_advice import VIA_MAKE_ENV
+from recipes.commands import StepFailed, font_cache_env
 from recipes.vocab_rule import body_parameters, embedding_warning, suggest_vocab_size
 from tests.helpers.pretrain_cli import pretrain
 
@@ -32,11 +32,20 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
         assert flag in out, flag
     assert "held-out MLM accuracy" in out and "[MASK]" in out and "' ranks " in out   # a word hidden whole, its rank
     assert "probe: not run (15 held-out sentences" in out and "--probe on runs it anyway, about" in out
+    assert "a corpus of about 11,000 filtered sentences holds that many out (14x this one's 801)" in out
     # the closing steps on the run's device, each with its seconds
     assert "scripts/heldout_mlm.py" in out and out.count("--device cpu") >= 2
     for step in ("export", "held-out accuracy", "fill-mask", "pipeline report"):
         assert re.search(rf"^   {step}: \d+\.\d s$", out, re.M), step
-    assert out.strip().splitlines()[-4].startswith("== did it learn? On ")
+    closing = out.strip().splitlines()[-7:]
+    assert closing[0].startswith("== did it learn? On ") and "every token masked once as [MASK]" in closing[0]
+    # issue 60: the trainer's own eval named beside it; 15 s leave the model at word frequencies: the
+    # budget that would get it past them at this run's pace, as a command
+    assert closing[2].startswith("   (the trainer's eval at step ") and "static masks" in closing[2]
+    assert closing[3].startswith("   train longer: about 400 steps") and " --budget " in closing[3]
+    budget = re.search(r"so --budget (\d+m|[\d.]+h) trains about 400: `", closing[3]).group(1)
+    assert f"--budget {budget}`" in closing[3] and "--budget 15s" not in closing[3]
+    assert closing[-2].startswith("   passes: the run read its text ")   # a CPU: no warning
     run = tmp_path / "runs" / "hu_modern"
     card = (run / "hf" / "README.md").read_text(encoding="utf-8")
     assert "ModernBertForMaskedLM" in card and "none logged" not in card
@@ -44,11 +53,42 @@ def test_from_the_sample_dump_to_an_evaluated_model_then_a_rerun_trains_nothing(
     page = (tmp_path / "data" / "hu" / "report.html").read_text(encoding="utf-8")
     assert str(run) in page.split('<section id="training"')[1]
 
+    # the dry run prints the commands exactly as the run ran them (issue 60: --device was missing)
+    dry = pretrain(*args, "--dry-run")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    planned = [line for line in dry.stdout.splitlines() if line.startswith("$ ")]
+    fill = f"$ python scripts/fill_mask.py {tmp_path / 'runs' / 'hu_modern' / 'hf'} "
+    for ran in (line for line in out.splitlines() if line.startswith("$ ")):
+        if ran.startswith(fill):   # the sentences are the run's own
+            assert ran.endswith(" --device cpu") and \
+                fill + "<3 held-out sentences, a word hidden in each> --device cpu" in planned
+        else:
+            assert ran in planned, ran
+
     again = pretrain(*args)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "training: already finished" in again.stdout and "trainer.launch" not in again.stdout
+    assert "a larger BUDGET continues it from its last checkpoint before the decay" in again.stdout
     assert "$ python -m trainer.export" not in again.stdout
     assert "held-out accuracy of step " in again.stdout and "measured before" in again.stdout
+
+    # train longer: BUDGET is the total; the run goes on from its checkpoint before the decay
+    first = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]
+    end = max(r["step"] for r in first)
+    longer = pretrain(*[("30s" if x == "15s" else x) for x in args])
+    assert longer.returncode == 0, (longer.stdout[-3000:], longer.stderr[-3000:])
+    start = int(re.search(r"continues from step (\d+), before its decay, to BUDGET=30s in all", longer.stdout)[1])
+    assert 0 < start <= end and "--extend" in longer.stdout   # end: a run that never decayed
+    assert f"   continued from step {start} (the last checkpoint before the decay" in longer.stdout
+    log = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]
+    assert max(r["step"] for r in log) > end   # more steps
+    # the records up to the continuation are the first run's (the losses of such a continuation are
+    # those of a run planned for the total from the start: tests/trainer/start/test_extension.py)
+    shared = [r for r in first if r["step"] <= start]
+    assert shared and shared == [r for r in log if r["step"] <= start and "extended_from_step" not in r]
+    assert any("extended_from_step" in r for r in log)
+    less = pretrain(*[("10s" if x == "15s" else x) for x in args])
+    assert less.returncode == 0 and "BUDGET=10s is less (BUDGET is the run's total time)" in less.stdout
 
 
 def test_bad_input_is_one_line(tmp_path):
@@ -83,7 +123,7 @@ def test_long_trains_through_phases_and_prints_the_context_evaluation(sample_dum
     assert "phases of 128 -> 512 -> 2,048 tokens" in out and "--phases" in out
     assert "$ python -m trainer.evaluation --model" in out
     # the sample's articles are under 1,024 tokens: the closing line says there is nothing to score
-    assert out.strip().splitlines()[-3].startswith("== does it read the long context? context evaluation")
+    assert out.strip().splitlines()[-4].startswith("== does it read the long context? context evaluation")
     run = tmp_path / "runs" / "hu_modern_long"
     assert [p["train_batch_size"] for p in json.loads((run / "phases.json").read_text())] == [32, 8, 2]
     starts = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]
@@ -117,8 +157,8 @@ def test_the_long_closing_line_holds_the_context_gain(monkeypatch, tmp_path):
 def test_a_misspelled_flag_names_the_one_meant():
     res = pretrain("--lang", "hu", "--bugdet", "10m")
     assert res.returncode == 2 and res.stderr.strip().splitlines() == [
-        "Error: unrecognized arguments: --bugdet 10m; did you mean --budget? (see python "
-        "scripts/pretrain.py --help)"]
+        "Error: unrecognized arguments: --bugdet 10m; did you mean --budget? (see python -m "
+        "recipes.pretrain --help)"]   # the command as it was started (issue 60: not scripts/pretrain.py)
 
 
 def test_a_wrong_lang_is_one_line_with_no_rerun_advice(sample_dump):
@@ -138,7 +178,7 @@ def stubbed(monkeypatch, tmp_path, sample_dump):
     (vocab / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b"]) + "\n")
     monkeypatch.setattr(script, "run_command", lambda cmd, step, env=None: calls.append([str(c) for c in cmd]))
     monkeypatch.setattr(script, "choose_vocab", lambda a, model: 1000)
-    monkeypatch.setattr(script, "train", lambda *args: None)
+    monkeypatch.setattr(script, "train", lambda *args: [])
     monkeypatch.setattr(script, "evaluate", lambda *args: [])
     monkeypatch.setattr(script, "probe", lambda *args: [])
     monkeypatch.setenv(VIA_MAKE_ENV, "1")
@@ -200,7 +240,7 @@ def test_long_encodes_the_recipes_rows_and_trains_them_into_their_own_run(stubbe
     calls, args = stubbed
     trained = {}
     monkeypatch.setattr(script, "train", lambda a, device, ranks, model, vocab, hdf5, out:
-                        trained.update(long=a.long, hdf5=hdf5, out=out))
+                        trained.update(long=a.long, hdf5=hdf5, out=out) or [])
     assert script.main(args + ["--long"]) == 0
     encodes = [c[c.index("--max-seq") + 1:c.index("--max-seq") + 4:2] for c in calls if "encode" in c]
     assert encodes == [["128", "40"], ["512", "160"], ["2048", "640"]]
@@ -216,14 +256,14 @@ def test_the_reports_font_list_persists(tmp_path, monkeypatch):
     every report); MPLCONFIGDIR as the user set it."""
     monkeypatch.delenv("MPLCONFIGDIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    assert script.font_cache_env(tmp_path / "data") == {}
+    assert font_cache_env(tmp_path / "data") == {}
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     monkeypatch.setenv("XDG_CACHE_HOME", str(locked))
     if not os.access(locked, os.W_OK):   # root writes anywhere: nothing to fall back from
-        assert script.font_cache_env(tmp_path / "data") == {"MPLCONFIGDIR": str(tmp_path / "data" / ".matplotlib")}
+        assert font_cache_env(tmp_path / "data") == {"MPLCONFIGDIR": str(tmp_path / "data" / ".matplotlib")}
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mine"))
-    assert script.font_cache_env(tmp_path / "data") == {}
+    assert font_cache_env(tmp_path / "data") == {}
 
 
 def test_long_on_a_cpu_with_a_short_budget_is_warned_before_and_after(stubbed, monkeypatch, capsys):
@@ -250,6 +290,23 @@ def test_long_on_a_cpu_with_a_short_budget_is_warned_before_and_after(stubbed, m
     assert long_budget_warning("cuda", "5m") == "" and long_budget_warning("cpu", "5 minutes") == ""
 
 
+def test_a_short_budget_on_a_cpu_is_said_before_the_first_step(stubbed, capsys):
+    """Issue 60: BUDGET=5m learned nothing and said so only at the end; now one line before the
+    run says what was measured and the budget to give. Not for 30m, not with --long (its own line)."""
+    from recipes.budget_advice import short_budget_warning
+
+    calls, args = stubbed
+    short = [*args[:args.index("--budget")], "--budget", "5m", *args[args.index("--budget") + 2:]]
+    assert script.main(short) == 0
+    out = capsys.readouterr().out.splitlines()
+    warning = short_budget_warning("cpu", "5m")
+    assert warning.startswith("warning: BUDGET=5m on a CPU: the model needs about 400 steps")
+    assert "5.0x at 15m" in warning and warning.count("BUDGET=15m or more") == 1
+    assert out.index(warning) < next(i for i, line in enumerate(out) if line.startswith("== [1/5]"))
+    assert script.main(args) == 0
+    assert not any(w.startswith("warning: BUDGET") for w in capsys.readouterr().out.splitlines())
+
+
 def test_a_corpus_that_held_nothing_out_skips_the_heldout_step_in_one_line(tmp_path, capsys):
     """A corpus too small for a test shard: the held-out step said so and went on (it ended
     make pretrain in heldout_accuracy's ValueError traceback before)."""
@@ -270,7 +327,8 @@ def test_a_corpus_that_held_nothing_out_skips_the_heldout_step_in_one_line(tmp_p
 def test_a_rerun_keeps_the_heldout_measure_of_the_same_export(tmp_path, monkeypatch, capsys):
     measured, carded = [], []
     result = {"accuracy": 0.2, "tokens": 100, "rows": 3, "unigram_accuracy": 0.05, "unigram_token": ","}
-    monkeypatch.setattr(script, "heldout_accuracy", lambda hf, hdf5, device: measured.append(1) or result)
+    monkeypatch.setattr(script, "heldout_accuracy", lambda hf, hdf5, device, max_tokens:
+                        measured.append(1) or {**result, "max_tokens": max_tokens})
     monkeypatch.setattr(script, "add_heldout", lambda *a: carded.append(a))
     hf, hdf5, out = tmp_path / "hf", tmp_path / "hdf5", tmp_path / "run"
     for d in (hf, hdf5, out):
@@ -279,12 +337,14 @@ def test_a_rerun_keeps_the_heldout_measure_of_the_same_export(tmp_path, monkeypa
     first = script.heldout_step(hf, hdf5, out, 40, "cpu")
     again = script.heldout_step(hf, hdf5, out, 40, "cpu")
     assert len(measured) == 1 and len(carded) == 1
-    assert {k: again[k] for k in result} == first
+    assert {k: again[k] for k in first} == first
     assert "held-out accuracy of step 40, measured before: held-out MLM accuracy 0.200" in capsys.readouterr().out
     script.heldout_step(hf, hdf5, out, 60, "cpu")   # another checkpoint: measured again
     os.utime(hf / "model.safetensors", (4e9, 4e9))   # the same step exported again
     script.heldout_step(hf, hdf5, out, 60, "cpu")
     assert len(measured) == 3
+    script.heldout_step(hf, hdf5, out, 60, "cpu", max_tokens=0)   # issue 60: the full measure asked
+    assert len(measured) == 4 and "--max-tokens 0 --device cpu" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda"])
@@ -304,3 +364,31 @@ def test_make_pretrain_masks_30_percent_with_berts_80_10_10(device, tmp_path):
     args = build_parser().parse_args(words[words.index("trainer/run_pretraining.py") + 1:])
     assert (args.masking, args.mlm_probability) == ("dynamic", 0.3)
     assert (args.mask_replace_prob, args.random_replace_prob) == (0.8, 0.1)
+
+
+def test_a_probe_that_runs_says_its_minutes_first(tmp_path, monkeypatch, capsys):
+    """Issue 60: uk's 2.5 MB dump now holds out enough for the probe (794 test sentences), and its
+    fine-tuning took 28 minutes on 2 loaded cores after a 5-minute budget: said before it runs."""
+    from types import SimpleNamespace
+
+    lang, run = tmp_path / "data" / "uk", tmp_path / "runs" / "uk_modern"
+    (lang / "probe").mkdir(parents=True)
+    (lang / "probe" / "manifest.json").write_text(json.dumps({"summary": {"train_sentences": 9479,
+                                                                          "test_sentences": 794}}))
+    run.mkdir(parents=True)
+    (run / "train_log.jsonl").write_text(json.dumps({"step": 80, "loss": 7.6, "samples_per_sec": 20.0}) + "\n")
+    ran = []
+
+    def fine_tune(cmd, step, env=None):   # what trainer.finetune leaves: its results.json
+        ran.append(cmd)
+        (run / "probe").mkdir(exist_ok=True)
+        (run / "probe" / "results.json").write_text(json.dumps({
+            "metric": "entity_f1", "evaluated_on": "test", "seeds": [1, 2, 3], "data": {"examples": {"test": 794}},
+            "pretrained": {"mean": 0.249, "sd": 0.003}, "random_init": {"mean": 0.247, "sd": 0.006}}))
+
+    monkeypatch.setattr(script, "run_command", fine_tune)
+    a = SimpleNamespace(data_dir=tmp_path / "data", lang="uk", probe="auto")
+    assert script.probe(a, "cpu", run / "hf", run / "probe") == [run / "probe" / "results.json"]
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "probe: 794 held-out sentences: fine-tuning 6 runs, about 30 minutes here (--probe off skips it)"
+    assert len(ran) == 1 and out[-2].startswith("probe entity_f1 on 794 test sentences, 3 seeds")

@@ -6,14 +6,15 @@ import json
 from argparse import Namespace
 from pathlib import Path
 
-from recipes.pretrain_advice import VIA_MAKE_ENV, input_problem, probe_estimate, rerun_command
+from common.make_vars import VIA_MAKE_ENV
+from recipes.pretrain_advice import input_problem, probe_estimate, rerun_command
 
 
 def test_the_rerun_command_is_the_script_or_make_with_the_same_arguments(monkeypatch):
     argv = ["--lang", "ja", "--data-dir", "data", "--budget", "30m", "--dump", "ja wiki.xml.bz2",
             "--vocab-size", "8000"]
     monkeypatch.delenv(VIA_MAKE_ENV, raising=False)
-    assert rerun_command(argv) == ("python scripts/pretrain.py --lang ja --data-dir data --budget 30m "
+    assert rerun_command(argv) == ("python -m recipes.pretrain --lang ja --data-dir data --budget 30m "
                                    "--dump 'ja wiki.xml.bz2' --vocab-size 8000")
     monkeypatch.setenv(VIA_MAKE_ENV, "1")   # the Makefile's recipe sets it
     assert rerun_command(argv) == ("make pretrain LANG=ja DUMP='ja wiki.xml.bz2' "
@@ -30,8 +31,8 @@ def test_the_command_that_goes_on_leaves_out_the_force_that_started_the_run(monk
     # stage would be redone and training would start again from step 0)
     argv = ["--lang", "hu", "--force", "--vocab-size", "8000"]
     monkeypatch.delenv(VIA_MAKE_ENV, raising=False)
-    assert rerun_command(argv) == "python scripts/pretrain.py --lang hu --vocab-size 8000"
-    assert rerun_command(argv, force=True) == "python scripts/pretrain.py --lang hu --vocab-size 8000 --force"
+    assert rerun_command(argv) == "python -m recipes.pretrain --lang hu --vocab-size 8000"
+    assert rerun_command(argv, force=True) == "python -m recipes.pretrain --lang hu --vocab-size 8000 --force"
     monkeypatch.setenv(VIA_MAKE_ENV, "1")
     assert rerun_command(argv) == "make pretrain LANG=hu PRETRAIN_OPTS='--vocab-size 8000'"
     assert rerun_command(["--lang", "hu", "--force"]) == "make pretrain LANG=hu"

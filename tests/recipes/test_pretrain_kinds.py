@@ -11,17 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.pretrain_cli import pretrain
-from tests.helpers.wiki_dump import write_prose_dump
-
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "tests" / "fixtures" / "unspaced"
-
-
-def unspaced_dump(tmp_path: Path, lang: str, joiner: str = "") -> Path:
-    sentences = [s for s in (FIXTURES / f"{lang}.txt").read_text(encoding="utf-8").splitlines() if s.strip()]
-    dump = tmp_path / f"{lang}wiki.xml.bz2"
-    write_prose_dump(dump, lang, sentences, n_pages=40, joiner=joiner)
-    return dump
+from tests.helpers.wiki_dump import unspaced_dump
 
 
 def run_and_check(tmp_path: Path, lang: str, dump: Path, *extra) -> str:

@@ -39,10 +39,10 @@ def fill_at(step: int, leave: int, when: str) -> None:
     if when == "check":
         real = training.Trainer.save
 
-        def save(self):
+        def save(self, **kw):
             if self.step == step and self.env.is_main:
                 fill(self.out, leave)
-            return real(self)
+            return real(self, **kw)
 
         training.Trainer.save = save
         return

@@ -76,7 +76,7 @@ def test_a_disk_too_small_for_the_checkpoints_is_refused_before_training(
     small = disk("1m")
     out = small.path / "run"
     status, output = run(base_args(tiny_shards, tiny_bert_config, out, **RUN))
-    line = one_error(status, output, f"the disk of {out} has", "too little for 2 more checkpoint(s)",
+    line = one_error(status, output, f"the disk of {out} has", "too little for 2 more checkpoints",
                      "--keep_checkpoints 1", "lower --keep_checkpoints")
     assert "step 1 " not in output and not (out / "checkpoints").exists(), line
 

@@ -146,7 +146,7 @@ def test_on_cuda_the_micro_batch_is_the_cards(phase_dirs, modern_config, tmp_pat
 def test_on_cuda_a_card_too_small_for_one_row_is_one_line(phase_dirs, modern_config, tmp_path):
     with pytest.raises(TrainError) as err:
         cuda_plan(phase_dirs, modern_config, tmp_path, 2.5, tokens_per_step=262_144)
-    assert str(err.value).startswith("phase 1: a micro-batch of one 64-token row does not fit a 2.5 GiB card")
+    assert str(err.value).startswith("phase 1: a micro-batch of one 64-token row does not fit a card of 2.5 GiB")
 
 
 def test_the_ranks_are_torchruns(tiny_shards, tiny_bert_config, tmp_path, monkeypatch):

@@ -83,7 +83,8 @@ def test_a_run_goes_through_its_phases_and_records_them(straight, phase_dirs, ca
     assert [p["mlm_probability"] for p in plan] == [0.15, 0.2, 0.15]   # left out: the flag's
     assert [p["learning_rate"] for p in plan] == [1e-2, 1e-2, 5e-3]
     ckpts = sorted(p.name for p in (out / "checkpoints").iterdir())
-    assert ckpts == ["ckpt_00000016", "ckpt_00000018", "ckpt_00000020"]   # --keep_checkpoints 3
+    # --keep_checkpoints 3, and 17 (the last before the decay: --extend starts there) among them
+    assert ckpts == ["ckpt_00000017", "ckpt_00000018", "ckpt_00000020"]
     meta = json.loads((out / "checkpoints" / "ckpt_00000020" / "meta.json").read_text())
     rope = meta["model_config"]["rope_parameters"]
     assert rope["full_attention"]["rope_theta"] == 160000.0 and meta["model_config"]["global_rope_theta"] == 160000.0

@@ -1,5 +1,6 @@
 """What a trainer user sees: how many instances an evaluation used (and a warning when they are
-too few to mean much), and a user error under a real torchrun printed once, with torchrun's own
+too few to mean much), what its accuracy scores (the static masks, issue 60), and a user error
+under a real torchrun printed once, with torchrun's own
 summary showing the message."""
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ def test_the_eval_says_how_many_instances_and_that_64_are_too_few(tiny_shards, t
     (ev,) = [r for r in read_log(out) if "eval_loss" in r]
     assert ev["eval_instances"] == 64            # the one test shard, all of it
     messages = [r.getMessage() for r in caplog.records]
-    assert any("eval on 64 instances" in m for m in messages)
+    (line,) = [m for m in messages if "eval on 64 instances" in m]
+    # issue 60: the accuracy is named for what it scores (make pretrain's closing one is at [MASK] alone)
+    assert "(acc " in line and " at the test rows' static masks, 80% [MASK] / 10% random / 10% kept)" in line
     (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING
                   and "held-out instances" in r.getMessage()]
     assert "under 1,000" in warning and "pipeline shard --min-test-sentences" in warning

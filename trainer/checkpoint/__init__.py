@@ -5,6 +5,7 @@ from trainer.checkpoint.layout import (
                                        CKPT_ROOT,
                                        DS_TAG,
                                        FORMAT_VERSION,
+                                       STABLE,
                                        TMP_PREFIX,
                                        CheckpointError,
                                        checkpoint_root,
@@ -14,8 +15,9 @@ from trainer.checkpoint.layout import (
                                        list_checkpoints,
                                        read_meta,
                                        resolve_model_file,
+                                       stable_checkpoint,
 )
 
-__all__ = ["CKPT_ROOT", "DS_TAG", "FORMAT_VERSION", "TMP_PREFIX", "CheckpointError", "checkpoint_root",
+__all__ = ["CKPT_ROOT", "STABLE", "DS_TAG", "FORMAT_VERSION", "TMP_PREFIX", "CheckpointError", "checkpoint_root",
            "checkpoint_step", "is_complete", "latest_checkpoint", "list_checkpoints", "read_meta",
-           "resolve_model_file"]
+           "resolve_model_file", "stable_checkpoint"]

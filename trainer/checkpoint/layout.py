@@ -5,7 +5,10 @@
         meta.json          {"step", "phase", "model_config", "model_type", "max_steps",
                             "world_size", "format_version"}, and "export_class" where the
                            run exports as another class than its family's own (--init_from
-                           of a BertModel: "BertForMaskedLM"; older checkpoints lack it)
+                           of a BertModel: "BertForMaskedLM"; older checkpoints lack it);
+                           "end_step" (the plan's end then), "budget_s" (a --train_budget
+                           run's budget then), "stable": true on the last checkpoint before
+                           a wsd schedule's decay (kept by the rotation: --extend starts there)
         trainer_state.pt   optimizer, scheduler, grad scaler, loader position, step (rank 0;
                            under DeepSpeed the optimizer and scheduler live in deepspeed/)
         rng_rank{r}.pt     every rank's RNG states (torch, cuda, numpy, python)
@@ -30,6 +33,7 @@ CKPT_ROOT = "checkpoints"
 DS_TAG = "deepspeed"
 TMP_PREFIX = ".tmp_"
 _NAME = re.compile(r"^ckpt_(\d{8,})$")
+STABLE = "stable"                      # meta.json's mark of the last checkpoint before the decay
 MODEL_CONFIG = "model_config"          # meta.json's key and the run's model_config.json
 MODEL_CONFIG_ALIASES = (MODEL_CONFIG, "bert_config")   # the name first, then the old one
 
@@ -78,6 +82,18 @@ def list_checkpoints(output_dir) -> list[Path]:
     found = [(int(m.group(1)), p) for p in root.iterdir()
              if (m := _NAME.match(p.name)) and is_complete(p)]
     return [p for _, p in sorted(found)]
+
+
+def stable_checkpoint(output_dir) -> Path | None:
+    """The newest complete checkpoint written just before the lr began to decay (meta.json's
+    "stable"): where --extend continues a run from, and what the rotation keeps."""
+    for path in reversed(list_checkpoints(output_dir)):
+        try:
+            if read_meta(path).get(STABLE):
+                return path
+        except CheckpointError:
+            continue
+    return None
 
 
 def latest_checkpoint(output_dir) -> Path | None:

@@ -27,6 +27,7 @@ from trainer.checkpoint.layout import (
     latest_checkpoint,
     list_checkpoints,
     read_meta,
+    stable_checkpoint,
 )
 
 log = logging.getLogger("trainer")
@@ -120,11 +121,24 @@ def save_checkpoint(output_dir, step: int, env, *, meta: dict, model_state_fn,
     except Exception as exc:  # noqa: BLE001
         failure = _failure(exc, path, tmp, output_dir)
     _agreed(env, failure, tmp)
-    if env.is_main:
+    if env.is_main:   # the last `keep`, and the one before the decay (--extend starts there)
+        stable = stable_checkpoint(output_dir)
         for old in list_checkpoints(output_dir)[:-keep]:
-            shutil.rmtree(old, ignore_errors=True)
+            if old != stable:
+                shutil.rmtree(old, ignore_errors=True)
     env.barrier()
     return final
+
+
+def drop_checkpoints_after(output_dir, step: int, env) -> list[str]:
+    """Remove the checkpoints after `step` (rank 0; every rank waits): --extend continues from an
+    earlier one, and a resume must never go back to the old run's later steps. Their names."""
+    later = [p for p in list_checkpoints(output_dir) if checkpoint_step(p) > step]
+    if env.is_main:
+        for path in later:
+            shutil.rmtree(path, ignore_errors=True)
+    env.barrier()
+    return [p.name for p in later]
 
 
 def model_state(model, engine, precision: str, tmp_dir) -> dict:

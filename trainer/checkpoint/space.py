@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import torch
 
+from common.numbers import plural
 from common.os_errors import DiskSpaceError, check_free_space, free_bytes, human
 from trainer.checkpoint.files import rng_state
 from trainer.checkpoint.layout import latest_checkpoint, list_checkpoints
@@ -106,17 +107,20 @@ def _refuse(out, need: int, what: str, first: str = "", then: str = "") -> None:
 
 def check_run_space(config, out, env, per_rank: int, max_steps: int | None = None) -> None:
     """At start: room for --keep_checkpoints + 1 checkpoints (the newest is written before the
-    oldest goes) and the logs of `max_steps` steps (the plan's; default --max_steps), less the
-    checkpoints the output_dir already holds."""
+    oldest goes; with wsd one more, the last before the decay, kept for --extend) and the logs of
+    `max_steps` steps (the plan's; default --max_steps), less the checkpoints the output_dir
+    already holds."""
     held = len(list_checkpoints(out))
     steps = config.max_steps if max_steps is None else max_steps
     records = steps // max(config.log_every, 1) + (steps // config.eval_every if config.eval_every else 0)
-    count = max(config.keep_checkpoints + 1 - held, 1)
+    stable = int(config.lr_schedule == "wsd")
+    count = max(config.keep_checkpoints + 1 + stable - held, 1)
     logs = LOG_MARGIN + LOG_BYTES_PER_RECORD * records
     size, need, short = _agree(out, env, per_rank, lambda b: count * b + logs)
     if short:
-        _refuse(out, need, f"{count} more checkpoint(s) of {human(size)} (--keep_checkpoints "
-                f"{config.keep_checkpoints}, + 1 while the next is written) and the logs")
+        _refuse(out, need, f"{plural(count, 'more checkpoint')} of {human(size)} (--keep_checkpoints "
+                f"{config.keep_checkpoints}, + 1 while the next is written"
+                f"{', + 1 before the decay' if stable else ''}) and the logs")
 
 
 def check_checkpoint_space(out, step: int, env, per_rank: int) -> None:

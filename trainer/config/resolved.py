@@ -72,6 +72,7 @@ class TrainConfig:
     lr_schedule: str
     decay_proportion: float
     steps_this_run: int | None
+    extend: bool                       # continue past the planned end from the checkpoint before the decay
     optimizer: str
     weight_decay: float
     max_grad_norm: float
@@ -221,6 +222,8 @@ def resolve_config(args) -> TrainConfig:
     if not family.has_nsp:   # masked LM only is the family's one objective: --no_nsp is implied
         flags["no_nsp"] = True
     flags["model_type"] = family.name
+    if args.extend:   # a continuation is a resume
+        flags["resume_from_checkpoint"] = True
     masking_note = ""
     if args.masking == "dynamic" and "mlm_probability" not in args.explicit and not args.phases:
         found = encoded_rate(args.input_dir)   # the data's rate, not 0.15 (trainer/config/encoded_rate.py)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from common.numbers import plural
 from trainer.config.errors import ConfigError
 
 
@@ -49,7 +50,7 @@ def largest_divisor(n: int, cap: int) -> int:
 def size_steps(tokens_per_step: int, seq_lens, world_size: int, caps) -> list[StepSize]:
     """Each phase's StepSize for N = `tokens_per_step`; see the module docstring."""
     n, unit = tokens_per_step, row_unit(seq_lens, world_size)
-    ranks = f"{world_size} rank{'s' if world_size != 1 else ''}"
+    ranks = plural(world_size, "rank")
     lengths = " / ".join(f"{s:,}" for s in seq_lens)
     if n < unit:
         raise ConfigError(f"--tokens_per_step {n:,} is less than one row a rank of {lengths} tokens on "

@@ -5,12 +5,16 @@ and accuracy where the model trains that head), summed over ranks.
     warning = eval_size_warning(ev["eval_instances"], shards.test, config.eval_max_samples)
 
 The test shards keep their static masks whatever --masking says: every evaluation of a run, and
-of runs to be compared, scores the same masked tokens.
+of runs to be compared, scores the same masked tokens. Their inputs are 80% [MASK], 10% a random
+token and 10% the token itself, which a model learns to copy: the accuracy counts all three, and
+the log line says so (common/heldout_file.py's STATIC_MASKS), beside make pretrain's held-out
+accuracy at [MASK] alone.
 """
 from __future__ import annotations
 
 import torch
 
+from common.heldout_file import STATIC_MASKS
 from common.numbers import signed
 from pipeline.encoding.hdf5_format import MIN_EVAL_INSTANCES, few_eval_instances
 from trainer.data.loader import eval_batches
@@ -80,7 +84,7 @@ def eval_line(step: int, ev: dict, codes=()) -> str:
     nsp = (f" nsp {ev['eval_nsp_loss']:.4f} (acc {ev['eval_nsp_acc']:.3f})"
            if "eval_nsp_loss" in ev else "")
     line = (f"step {step} eval on {ev['eval_instances']} instances: mlm {ev['eval_mlm_loss']:.4f} "
-            f"(acc {ev['eval_mlm_acc']:.3f}){nsp}")
+            f"(acc {ev['eval_mlm_acc']:.3f} {STATIC_MASKS}){nsp}")
     if "eval_context_gain" in ev:   # trainer/evaluation/context.py
         line += (f"; context gain {signed(ev['eval_context_gain'], digits=4)} (accuracy "
                  f"{ev['eval_context_acc_long']:.3f} with the whole segment, "

@@ -1,6 +1,7 @@
 """The README.md model card that export writes beside the model, as the Hugging Face Hub expects:
 metadata (language, library, pipeline tag), what the model was trained on and for how long, its
-last losses, how to load it, and the attribution that Wikipedia's CC BY-SA text requires.
+last losses, how to load it, and the attribution that Wikipedia's CC BY-SA text requires (and the
+terms of the web corpora beside it: ingested/manifest.json's record of them).
 
 A run of sequence-length phases (--phases) lists them (rows, steps, batch, masking, peak learning
 rate, RoPE θ, data). A run on several languages (--input_dir LANG=DIR) lists them: each one's dump, tokens, share of
@@ -15,13 +16,14 @@ Usage:
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 
 from common.atomic import write_text_atomic
-from common.heldout_file import read_heldout
+from common.dump_date import dump_date
+from common.heldout_file import STATIC_MASKS, read_heldout
 from common.numbers import baseline_text, signed
+from trainer.export.passes import passes_row
 
 CC_BY_SA = "https://creativecommons.org/licenses/by-sa/4.0/"
 KINDS = {"wordpiece": "WordPiece", "bpe": "BPE", "unigram": "Unigram", "wordlevel": "word-level"}
@@ -151,13 +153,31 @@ def corpus_facts(input_dir: str | None) -> dict:
     download = _json(hdf5.parent / "download" / "manifest.json").get("summary", {})
     if download.get("dump"):
         facts["dump"] = Path(download["dump"]).name
-        date = download.get("date") if download.get("date") not in (None, "latest") else None
-        found = re.search(r"(20\d{6})", facts["dump"])
-        # a dump renamed (xxwiki.xml.xz): the newest revision in it, which extract recorded
         newest = _json(hdf5.parent / "extracted" / "manifest.json").get("summary", {}).get("newest_revision")
-        facts["dump_date"] = date or (found.group(1) if found else
-                                      f"{newest[:10]}, its newest revision" if newest else "unknown")
+        facts["dump_date"] = dump_date(facts["dump"], download.get("date"), newest)
     return facts
+
+
+def web_corpora(folders) -> dict:
+    """The web corpora in the run's data: ingest's record ("corpora" in ingested/manifest.json
+    beside each HDF5 input) of those sources the encoded data holds (its manifest's "sources")."""
+    out = {}
+    for folder in (folders.values() if isinstance(folders, dict) else [folders] if folders else []):
+        encoded = _json(Path(folder) / "manifest.json").get("sources")
+        for name, record in (_json(Path(folder).parent / "ingested" / "manifest.json").get("corpora") or {}).items():
+            if encoded is None or name in encoded:
+                out[name] = record
+    return out
+
+
+def web_attribution(web: dict) -> str:
+    """The card's paragraph on the web text beside Wikipedia: each corpus, its part, its terms."""
+    if not web:
+        return ""
+    lines = "".join(f"- {c.get('title')} ({c.get('repo')}, {c.get('url')}), its `{c.get('language') or 'whole'}` "
+                    f"part at revision `{str(c.get('revision'))[:12]}`: {c.get('license_text')}.\n"
+                    for c in web.values())
+    return f"\nBeside Wikipedia, the training text holds web corpora, under their own terms:\n\n{lines}"
 
 
 def _n(value) -> str:
@@ -225,13 +245,17 @@ def context_row(records: list[dict]) -> str:
             f"({ev['eval_context_tokens']:,} tokens, step {ev['step']}) |")
 
 
+HELDOUT_ROW = "| held-out [MASK] accuracy |"
+OLD_ROWS = (HELDOUT_ROW, "| held-out masked-LM accuracy |")   # the row's name before issue 60
+
+
 def heldout_row(run_dir: Path | None, step) -> str:
     """The card's line on the export's held-out masked-LM accuracy against the unigram baseline
     (heldout_mlm.json, which `make pretrain` writes after the export, for checkpoint `step`);
     "" without one, or for another checkpoint's export."""
     r = read_heldout(run_dir) if run_dir else {}
     try:
-        return f"\n| held-out masked-LM accuracy | {baseline_text(r)} |" if r.get("step") == step else ""
+        return f"\n{HELDOUT_ROW} {baseline_text(r)} |" if r.get("step") == step else ""
     except (KeyError, ValueError, TypeError):   # a record of another shape: no line, not a failed export
         return ""
 
@@ -242,7 +266,7 @@ def add_heldout(card_file: Path, run_dir: Path, step) -> None:
     if not Path(card_file).is_file():   # an export from before cards: nothing to add to
         return
     lines = [ln for ln in Path(card_file).read_text(encoding="utf-8").split("\n")
-             if not ln.startswith("| held-out masked-LM accuracy |")]
+             if not ln.startswith(OLD_ROWS)]
     row = heldout_row(run_dir, step)
     at = next((i + 1 for i, ln in enumerate(lines) if ln.startswith("| last evaluation |")), None)
     if row and at is not None:
@@ -265,6 +289,8 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
             k: _total(list(corpora.values()), k) for k in ("documents", "tokens", "instances")},
         "dump": "; ".join(f"{c}: {f['dump']} (date {f['dump_date']})" for c, f in corpora.items()),
         "dump_date": None}
+    web = web_corpora(folders)
+    web_datasets = "".join(f"- {c.get('repo')}\n" for c in web.values())   # the YAML's datasets
     train, ev = _last_records(run_dir)
     phases = phases_section(plan, _records(run_dir), meta.get("step")) if plan else ""
     lang = corpus["lang"]
@@ -275,7 +301,7 @@ def model_card(run_dir: Path | None, ckpt: Path, config, spec, n_params: int, fa
               f"at step {train['step']}" if train else "unknown (no train_log.jsonl)")
     ev_nsp = (f", NSP loss {ev['eval_nsp_loss']:.4f} (accuracy {ev['eval_nsp_acc']:.3f})"
               if "eval_nsp_loss" in ev else "")
-    evals = (f"MLM loss {ev['eval_mlm_loss']:.4f} (accuracy {ev['eval_mlm_acc']:.3f}){ev_nsp} at step "
+    evals = (f"MLM loss {ev['eval_mlm_loss']:.4f} (accuracy {ev['eval_mlm_acc']:.3f} {STATIC_MASKS}){ev_nsp} at step "
              f"{ev['step']} on {_n(ev.get('eval_instances'))} held-out instances" if ev else "none logged")
     text = family.card(no_nsp=hp.get("no_nsp", False), export_class=meta.get("export_class"))
     arch, cls, note, heads = text.arch, text.hf_class, text.load_note, text.heads
@@ -310,7 +336,7 @@ tags:
 - wiki2bert
 datasets:
 - wikipedia
----
+{web_datasets}---
 
 # {arch} for `{lang}`, pretrained on Wikipedia with wiki2bert
 
@@ -324,7 +350,7 @@ trained with wiki2bert on the {wikipedia}.
 | Wikipedia dump | {dump} |
 | corpus | {corpus_row} |
 | vocab | {spec.size:,} {KINDS.get(spec.piece_model, spec.piece_model)} tokens, {case} |
-| training | {training_row} |
+| training | {training_row} |{passes_row(hp, train)}
 | objective | {hp.get('objective', 'unknown')} |{attention_row(hp)}
 | final training loss | {losses} |
 | last evaluation | {evals} |{heldout_row(run_dir, meta.get("step"))}{context_row(_records(run_dir))}
@@ -348,4 +374,4 @@ The training text is from Wikipedia, written by Wikipedia contributors
 ({site}), and licensed under the Creative Commons Attribution-ShareAlike
 4.0 license ({CC_BY_SA}). Credit them when you share this model or text generated with it;
 choose this model's own license (add `license:` above) with that in mind.
-"""
+{web_attribution(web)}"""

@@ -6,6 +6,8 @@
 Found at `--evaluation PATH` (a suite.json or results.json, or a folder holding one), else at
 RUN_DIR/downstream/suite.json or RUN_DIR/downstream/results.json when the run has them. A file
 that is not such results is a ValueError of one line (the export turns it into its error).
+The models are named as a card may name them: ours "this model", another local folder by its
+name, a Hub name as it is; never this machine's paths (fine-tuning records the paths it was given).
 """
 from __future__ import annotations
 
@@ -13,6 +15,9 @@ import json
 from pathlib import Path
 
 from common.suite_table import markdown, result_rows
+from trainer.export.card import source_name
+
+OURS = "this model"
 
 NAMES = ("suite.json", "results.json")
 
@@ -57,11 +62,18 @@ def read_table(path: Path) -> dict:
                          f"trainer.finetune writes (no {e})") from None
 
 
+def shown(table: dict) -> dict:
+    """The table with its models named as the card shows them (the module docstring)."""
+    names = {m["label"]: OURS if m.get("ours") else source_name(m["label"]) for m in table["models"]}
+    return {**table, "models": [{**m, "label": names[m["label"]]} for m in table["models"]],
+            "rows": [{**r, "model": names.get(r["model"], source_name(r["model"]))} for r in table["rows"]]}
+
+
 def evaluation_section(path: Path | None) -> str:
     """The card's section (markdown), "" without results."""
     if path is None:
         return ""
-    table = read_table(path)
+    table = shown(read_table(path))
     seeds = ", ".join(map(str, table.get("seeds") or []))
     others = [m["label"] for m in table["models"] if not m.get("ours")]
     baseline = any(r["variant"] == "random_init" for r in table["rows"])

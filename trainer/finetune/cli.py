@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from common.flags import HintingParser
 from trainer.finetune.probe_dir import ProbeMissing, probe_files
 from trainer.finetune.task_table import TASK_NAMES, TASKS
 
@@ -12,10 +13,9 @@ def parse_seeds(text: str) -> list[int]:
     try:
         seeds = [int(s) for s in text.split(",") if s.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--seeds {text!r}: give integers separated by commas, "
-                                         "e.g. 1,2,3") from None
+        raise argparse.ArgumentTypeError(f"{text!r}: give integers separated by commas, e.g. 1,2,3") from None
     if not seeds or len(set(seeds)) != len(seeds):
-        raise argparse.ArgumentTypeError(f"--seeds {text!r}: give one or more distinct integers")
+        raise argparse.ArgumentTypeError(f"{text!r}: give one or more distinct integers")
     return seeds
 
 
@@ -24,10 +24,10 @@ def parse_learning_rates(text: str) -> list[float]:
     try:
         rates = [float(s) for s in text.split(",") if s.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--learning_rate {text!r}: give a number or numbers "
-                                         "separated by commas, e.g. 1e-4,3e-4,1e-3") from None
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number or numbers separated by commas, "
+                                         "e.g. 1e-4,3e-4,1e-3") from None
     if not rates or min(rates) <= 0 or len(set(rates)) != len(rates):
-        raise argparse.ArgumentTypeError(f"--learning_rate {text!r}: give distinct rates above 0")
+        raise argparse.ArgumentTypeError(f"{text!r}: give distinct rates above 0")
     return rates
 
 
@@ -54,7 +54,8 @@ def non_negative_int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    # a mistake is one line with the flag or choice meant, as the trainer's and the pipeline's
+    p = HintingParser(
         prog="python -m trainer.finetune",
         description="Fine-tune and evaluate a BERT on a task (or on the dump's own probe), over "
                     "seeds, beside the same architecture from random weights.")

@@ -7,7 +7,8 @@ The columns are found from the features (trainer/finetune/columns.py) and the ro
 same TaggedSentence / TextExample / SquadData objects the file readers make, so the four tasks
 train and score them exactly as they do files. Splits are the dataset's own (--train_split,
 --validation_split, --test_split name others). Every problem is a FinetuneDataError of one
-line: an uncached Hub name while offline (and how to point --dataset at a local copy), a
+line: an uncached Hub name while offline or where the Hub does not answer (asked once, then the
+cache alone: trainer/finetune/hub_reach.py; and how to point --dataset at a local copy), a
 missing split (and the splits there are), columns that fit no task.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ import logging
 from pathlib import Path
 
 from trainer.finetune.columns import ColumnPlan, find_columns, qa_rows, tagging_rows, text_rows
+from trainer.finetune.hub_reach import hub_or_cache
 from trainer.finetune.readers import FinetuneDataError
 from trainer.finetune.task_table import TASKS
 from trainer.finetune.tasks import make_task
@@ -51,12 +53,17 @@ def open_dataset(name: str, config: str | None = None, revision: str | None = No
                                     "a save_to_disk folder) or a Hub name")
         if path.is_dir():
             return datasets.load_dataset(str(path), config)
-        return datasets.load_dataset(name, config, revision=revision)
+        with hub_or_cache() as unreachable:   # no network: the cache alone, no retries
+            try:
+                return datasets.load_dataset(name, config, revision=revision)
+            except (ConnectionError, FileNotFoundError) as e:
+                if unreachable or isinstance(e, ConnectionError):
+                    raise _not_cached(what, unreachable or _first_line(e)) from None
+                raise
     except FinetuneDataError:
         raise
     except ConnectionError as e:    # offline (HF_DATASETS_OFFLINE/HF_HUB_OFFLINE) or no network
-        raise FinetuneDataError(f"{what}: not in the datasets cache and the Hub cannot be reached "
-                                f"({_first_line(e)}); {OFFLINE_HINT}") from None
+        raise _not_cached(what, _first_line(e)) from None
     except ValueError as e:         # a config the dataset does not have, among others
         raise FinetuneDataError(f"{what}: {_first_line(e)}") from None
     except (FileNotFoundError, OSError) as e:
@@ -64,6 +71,11 @@ def open_dataset(name: str, config: str | None = None, revision: str | None = No
                 else "no data files that datasets can read there")
         raise FinetuneDataError(f"{what}: {hint} ({_first_line(e)}); give a Hub name, a folder with "
                                 "a README card and data/*.parquet, or a save_to_disk folder") from None
+
+
+def _not_cached(what: str, why: str) -> FinetuneDataError:
+    return FinetuneDataError(f"{what}: not in the datasets cache and the Hub cannot be reached ({why}); "
+                             f"{OFFLINE_HINT}")
 
 
 def _first_line(e: BaseException) -> str:

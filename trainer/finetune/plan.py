@@ -16,6 +16,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
+from common.numbers import plural
 from common.progress import duration, eta_text
 from trainer.finetune.task_table import TASKS
 
@@ -57,7 +58,7 @@ def start_line(task, model, args, variants, counts: dict, limit, device, n_rates
     steps = max(1, -(-used // args.batch_size)) * args.epochs
     log_file = getattr(args, "log_file", None)
     return (f"fine-tuning {model} on {task.name} ({splits} examples; {training}): {names}, seeds "
-            f"{','.join(map(str, args.seeds))}: {runs} run(s) of about {steps:,.0f} steps on "
+            f"{','.join(map(str, args.seeds))}: {plural(runs, 'run')} of about {steps:,.0f} steps on "
             f"{device}" + (f"; log: {log_file}" if log_file else ""))
 
 
@@ -107,5 +108,5 @@ def summary_line(results: dict) -> str:
     cut = sum(results["data"].get("windowed", {}).values())
     trunc = sum(results["data"].get("truncated", {}).values())
     return (f"{results['task']} {metric} on {split} ({examples.get(split, 0):,} examples, "
-            f"{len(results['seeds'])} seed(s); in all splits {cut} split into windows, {trunc} cut): "
+            f"{plural(len(results['seeds']), 'seed')}; in all splits {cut} split into windows, {trunc} cut): "
             + ", ".join(parts) + f" [{results['seconds']:.0f} s]")

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from trainer.export import ExportError, export
+from trainer.finetune.hub_reach import hub_or_cache
 from trainer.finetune.readers import FinetuneDataError
 from trainer.finetune.task_table import HEADS
 from trainer.models import hf_max_positions
@@ -63,17 +64,17 @@ def hub_model(name: str) -> Path:
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
 
-    try:
-        return Path(snapshot_download(name, allow_patterns=HUB_FILES))
-    except LocalEntryNotFoundError:
-        raise FinetuneDataError(
-            f"model {name}: no such folder, not in the Hugging Face cache, and the Hub cannot be "
-            "reached "
-            "(HF_HUB_OFFLINE or no network); download it where there is a network "
-            "(huggingface-cli download NAME --local-dir DIR) and give DIR instead") from None
-    except (HfHubHTTPError, ValueError) as e:
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise FinetuneDataError(f"model {name}: no such folder, and the Hub says: {first}") from None
+    with hub_or_cache() as unreachable:   # no network: the cache alone, no retries
+        try:
+            return Path(snapshot_download(name, allow_patterns=HUB_FILES))
+        except LocalEntryNotFoundError:
+            raise FinetuneDataError(
+                f"model {name}: no such folder, not in the Hugging Face cache, and the Hub cannot be "
+                f"reached ({unreachable or 'HF_HUB_OFFLINE or no network'}); download it where there is a "
+                "network (huggingface-cli download NAME --local-dir DIR) and give DIR instead") from None
+        except (HfHubHTTPError, ValueError) as e:
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise FinetuneDataError(f"model {name}: no such folder, and the Hub says: {first}") from None
 
 
 def load_tokenizer(folder: Path, max_length: int):

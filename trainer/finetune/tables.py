@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from common.numbers import plural
 from trainer.finetune.textfiles import FinetuneDataError, PathLike, read_text, text_lines
 
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".json": "jsonl",
@@ -87,8 +88,8 @@ def _read_table(path: PathLike, text: str, delimiter: str,
                 # a quote left open swallows the lines after it into one cell
                 hint = f"the row runs to line {last}: is a quote on line {line} not closed?"
             raise FinetuneDataError.at(
-                path, f"{len(row)} cells where the header (line {header_line}) has "
-                      f"{len(header)} columns; {hint}", line)
+                path, f"{plural(len(row), 'cell')} where the header (line {header_line}) has "
+                      f"{plural(len(header), 'column')}; {hint}", line)
         yield line, {name: row[i] for name, i in index.items()}
 
 

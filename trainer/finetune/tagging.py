@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common.numbers import plural
 from trainer.finetune.textfiles import FinetuneDataError, PathLike, read_text, text_lines
 
 CONLLU_COLUMNS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
@@ -89,7 +90,7 @@ def read_conll(path: PathLike, word_column: int = 0, tag_column: int = -1) -> li
             if w is None or t is None:
                 which = "word" if w is None else "tag"
                 raise FinetuneDataError.at(
-                    path, f"{ncols} columns, so there is no {which} column "
+                    path, f"{plural(ncols, 'column')}, so there is no {which} column "
                           f"{word_column if w is None else tag_column}; choose a column from "
                           f"0 to {ncols - 1}", number)
             if w == t:
@@ -99,7 +100,7 @@ def read_conll(path: PathLike, word_column: int = 0, tag_column: int = -1) -> li
             word_i, tag_i = w, t
         elif len(cells) != ncols:
             raise FinetuneDataError.at(
-                path, f"{len(cells)} columns where the first token line (line {first_line}) "
+                path, f"{plural(len(cells), 'column')} where the first token line (line {first_line}) "
                       f"has {ncols}; every token line needs the same columns "
                       f"({'tab' if sep else 'whitespace'}-separated)", number)
         if not cells[word_i] or not cells[tag_i]:
@@ -135,7 +136,7 @@ def read_conllu(path: PathLike, column: str | int = "upos") -> list[TaggedSenten
         cells = line.split("\t")
         if len(cells) != 10:
             raise FinetuneDataError.at(
-                path, f"{len(cells)} tab-separated columns; CoNLL-U token lines have 10 "
+                path, f"{plural(len(cells), 'tab-separated column')}; CoNLL-U token lines have 10 "
                       "(ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC) - is it a "
                       "CoNLL column file (read it as fmt conll)?", number)
         if "-" in cells[0] or "." in cells[0]:

@@ -19,6 +19,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from common.numbers import plural
 from trainer.finetune import metrics, readers
 from trainer.finetune.features import classification_features, gather_word_predictions, tagging_features
 from trainer.finetune.loop import predict
@@ -35,7 +36,7 @@ def unseen_label_notes(train_labels: list[str], files: dict, labels_by_split: di
             unseen = readers.check_labels(train_labels, labels_by_split[split], files[split])
             if unseen:
                 n = sum(label in unseen for label in labels_by_split[split])
-                notes.append(f"{files[split]}: {n} label(s) of {len(unseen)} kind(s) never seen in "
+                notes.append(f"{files[split]}: {plural(n, 'label')} of {plural(len(unseen), 'kind')} never seen in "
                              f"training ({', '.join(unseen[:5])}): scored as errors")
     return notes
 
@@ -160,9 +161,9 @@ class QATask:
         self.notes = [f"answer normaliser: {self.normalizer}"]
         for split, d in self.data.items():
             if d.relocated or d.not_found:
-                self.notes.append(f"{files[split]}: {d.relocated} answer(s) found at another offset "
+                self.notes.append(f"{files[split]}: {plural(d.relocated, 'answer')} found at another offset "
                                   f"than answer_start, {d.not_found} not in their context (dropped; "
-                                  f"{d.dropped_examples} question(s) left without an answer dropped)")
+                                  f"{plural(d.dropped_examples, 'question')} left without an answer dropped)")
 
     def size(self, split: str) -> int:
         return len(self.splits[split])

@@ -77,7 +77,7 @@ def card_rows(memory_gib: float, model: dict, seq_len: int) -> int:
         room = memory_gib * GIB * MARGIN - fixed_bytes(model)
         one_row = (fixed_bytes(model) + seq_len * token_bytes(model)) / MARGIN / GIB
         raise CardError(
-            f"a micro-batch of one {seq_len:,}-token row does not fit a {memory_gib:g} GiB card "
+            f"a micro-batch of one {seq_len:,}-token row does not fit a card of {memory_gib:g} GiB "
             f"for this model ({fixed_bytes(model) / GIB:.1f} GiB of weights, gradients and "
             f"optimizer state; {max(0, int(room // max(1, token_bytes(model)))):,} tokens fit): "
             f"it needs about {one_row:.0f} GiB; use shorter rows, a smaller model, or a larger card")

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from common.numbers import plural
 from trainer.errors import TrainError
 
 # WIKI2BERT_DS_SHM=0: skip DeepSpeed's CPU shared-memory all-reduce op (see disable_ds_shm_comm)
@@ -41,7 +42,7 @@ def reconcile_global_batch(micro: int, accum: int, global_batch: int, fixed: set
     divide evenly is one clear error instead of DeepSpeed's assertion. Returns (micro-batch,
     accumulation)."""
     what = (f"{path} sets train_batch_size {global_batch} (global: micro-batch per rank x "
-            f"gradient_accumulation_steps x {world_size} rank(s))")
+            f"gradient_accumulation_steps x {plural(world_size, 'rank')})")
     if {"train_batch_size", "gradient_accumulation_steps"} <= fixed:
         if micro * accum * world_size != global_batch:
             raise TrainError(f"{what}, but the micro-batch {micro} x accumulation {accum} x "
@@ -55,7 +56,7 @@ def reconcile_global_batch(micro: int, accum: int, global_batch: int, fixed: set
         micro, rest = divmod(global_batch, accum * world_size)
         name = f"gradient_accumulation_steps {accum}"
     if rest or min(micro, accum) < 1:
-        raise TrainError(f"{what}, which is not a multiple of {name} x {world_size} rank(s): "
+        raise TrainError(f"{what}, which is not a multiple of {name} x {plural(world_size, 'rank')}: "
                          "change train_batch_size there or the flags")
     return micro, accum
 

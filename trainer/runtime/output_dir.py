@@ -24,6 +24,9 @@ from pathlib import Path
 from common.atomic import write_json_atomic
 from trainer.checkpoint.layout import (
     MODEL_CONFIG,
+    checkpoint_root,
+    checkpoint_step,
+    is_complete,
     latest_checkpoint,
     list_checkpoints,
     meta_model_config,
@@ -55,12 +58,37 @@ def prepare_output_dir(config, is_main: bool):
         raise TrainError(f"--output_dir {out} already holds checkpoints: add "
                          "--resume_from_checkpoint to continue that run, or choose a new --output_dir")
     latest = latest_checkpoint(out) if config.resume_from_checkpoint else None
+    if config.extend:
+        latest = _extension_start(out, latest)
     if latest is not None and read_meta(latest).get("phase") != phase:
         raise TrainError(f"--output_dir {out} holds phase-{read_meta(latest).get('phase')} checkpoints: "
                          f"use a separate --output_dir for phase {phase}")
     if is_main:
         out.mkdir(parents=True, exist_ok=True)
     return latest
+
+
+def _extension_start(out: Path, newest):
+    """--extend's checkpoint: the last before the decay (the newest checkpoint's "stable_step")
+    where the newest is past it, else the newest (the run stopped before its decay began); one
+    line where there is none."""
+    if newest is None:
+        raise TrainError(f"--extend: --output_dir {out} holds no checkpoint to continue: leave --extend out to "
+                         "start a run there")
+    meta, step = read_meta(newest), checkpoint_step(newest)
+    if "stable_step" in meta:
+        if meta["stable_step"] is None or meta["stable_step"] == step:   # the decay has not begun
+            return newest
+        stable = checkpoint_root(out) / f"ckpt_{meta['stable_step']:08d}"
+        if is_complete(stable):
+            return stable
+        raise TrainError(f"--extend: the checkpoint before the decay of the run in {out} (step "
+                         f"{meta['stable_step']}) is gone: start a new --output_dir, e.g. with --init_from its export")
+    if meta.get("end_step") is not None and step >= meta["end_step"]:   # written before --extend existed
+        raise TrainError(f"--extend: the run in {out} ended at step {step} and kept no checkpoint from before "
+                         "its decay (written by a trainer before --extend): start a new --output_dir, e.g. with "
+                         "--init_from its export")
+    return newest
 
 
 def copy_vocab(spec, model_vocab_size: int, out: Path, write: bool) -> int | None:

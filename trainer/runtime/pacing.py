@@ -199,13 +199,25 @@ class Pacer:
             "timed_pace_s": round(self.timed[phase], 6), "forecast_s": round(finish + final, 3),
             "new_forecast_s": round(finish_new + final, 3), "budget_s": self.budget_s}
 
-    def summary(self, env, budget: str, replans: int) -> tuple[str, dict]:
-        """The clock at the end of the run (the slowest rank's): a log line and a record."""
+    def summary(self, env, budget: str, replans: int, words: str) -> tuple[str, dict]:
+        """The clock at the end of the run (the slowest rank's): a log line and a record.
+        `words`: the re-plans in words (trainer/schedule/plan.py's replan_words)."""
         spent = reduce_max(env, [self.elapsed()])[0]
         return (f"--train_budget {budget}: {spent:.1f} s spent of {self.budget_s:.0f} s "
-                f"({spent / self.budget_s:.1%}), {replans} re-plan{'' if replans == 1 else 's'} "
-                "(those that moved the end by more than 5% logged)",
+                f"({spent / self.budget_s:.1%}), {words}",
                 {"budget_s": self.budget_s, "budget_spent_s": spent, "budget_replans": replans})
+
+    def extend(self, budget_s: float, step: int, phase: int, starts: list[int],
+               measured: float | None = None) -> tuple[list[int], int]:
+        """--extend: the budget is now `budget_s` in all (the run's total, the time spent so far
+        counted in it); (starts, end) that fill it from step `step` of phase `phase`, at the pace
+        the run last measured in that phase (`measured`, a re-plan's), else the timed one (the
+        re-plans correct it as the run measures its pace again)."""
+        self.budget_s = float(budget_s)
+        new_starts, end = plan_steps(step, phase, starts, self.elapsed(), self.paces(measured, phase), self.shares,
+                                     self.phase_start_s, self.end_s())
+        self.check_every = max(1, (end - step) // CHECKS)
+        return new_starts, end
 
     # -- checkpoints ---------------------------------------------------------------------------
     def state_dict(self) -> dict:

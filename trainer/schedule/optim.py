@@ -204,6 +204,18 @@ class LrShape:
         self.warmup = min(self.warmup, float(step))
         self.end, self.anchor, self.anchor_factor, self.span = end, float(step), now, float(end - step)
 
+    def extend(self, step: int, end: int) -> None:
+        """--extend: a run stopped in its stable phase (at `step`, warmup done, the lr not yet
+        decayed) now ends at `end`: the stable phase goes on, the decay is the last
+        decay_proportion of the new end (wsd) or from `step` if that is already past; the warmup
+        is not redone."""
+        end = int(end)
+        if end <= step:
+            raise ValueError(f"an extension from step {step} must end after it, got {end}")
+        start = (end - max(1.0, self.decay_proportion * end)) if self.kind == "wsd" else float(step)
+        self.end, self.anchor, self.anchor_factor = end, max(float(step), start, self.warmup), 1.0
+        self.span = float(end) - self.anchor
+
     def state_dict(self) -> dict:
         return dict(vars(self))
 

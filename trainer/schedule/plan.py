@@ -70,7 +70,13 @@ class RunPhase:
                 f"lr {self.learning_rate:g}{thetas}; input_dir {self.input_dir}")
 
 
+# A budget re-plans whenever its forecast is off by more than 10% of the time left, so on a loaded
+# machine nearly every re-plan moved the end by more than 5% (issue 60: 11 lines of 14 re-plans in
+# a 5-minute run). A re-plan is a log line only when it moved the end by more than REPLAN_LOG_SHARE
+# from the end the last line said and a REPLAN_LOG_GAP of the budget has passed on its clock since
+# that line (the first is free): at most 5 lines a run, each saying the re-plans since the last.
 REPLAN_LOG_SHARE = 0.05
+REPLAN_LOG_GAP = 0.25
 
 
 def share_starts(shares, max_steps: int) -> list[int]:
@@ -101,6 +107,8 @@ class RunPlan:
         self.scales = [p.learning_rate / config.learning_rate for p in self.phases]
         self.replans: list[dict] = []
         self.logged_end = end   # the end the log last said (replan: a small move is no line)
+        self.logged_at: tuple[float, int] | None = None   # that line's (budget clock, step)
+        self.lines = 0          # re-plans logged
         self.phased = config.phases is not None   # a run of --phases (else one implicit phase)
 
     @property
@@ -130,9 +138,8 @@ class RunPlan:
     def replan(self, step: int, starts: list[int], end: int, record: dict) -> str:
         """From step `step` on: the phases not begun start at `starts`, the run ends at `end`;
         `record`: the budget's reasons (trainer/runtime/pacing.py). Returns the log line, or ""
-        where the end moved by at most REPLAN_LOG_SHARE of the end the log last said (a budget
-        re-plans every few steps as the pace wavers: 16 lines in 5 minutes said nothing new;
-        train_log.jsonl records every re-plan, the budget's last line counts them).
+        (REPLAN_LOG_SHARE, REPLAN_LOG_GAP: at most 5 lines a run; train_log.jsonl records every
+        re-plan, the budget's last line counts them).
         The phases begun are those up to the one that trained step `step`: at a phase's last
         step the next one has trained nothing yet, so its start may still move (the current
         phase goes on)."""
@@ -141,14 +148,57 @@ class RunPlan:
         self.starts = list(starts)
         self.shape.replan(step, end)
         self.replans.append({"step": step, "end": end, "starts": list(starts), **record})
-        if abs(end - self.logged_end) <= REPLAN_LOG_SHARE * self.logged_end:
+        at_s, since_step = self.logged_at or (None, 0)
+        if abs(end - self.logged_end) <= REPLAN_LOG_SHARE * self.logged_end or (
+                at_s is not None and record["elapsed_s"] - at_s < REPLAN_LOG_GAP * record["budget_s"]):
             return ""
-        before, self.logged_end = self.logged_end, end   # from the end the last line said
+        ends = [r["end"] for r in self.replans if r["step"] > since_step]
+        before, self.logged_end, self.logged_at = self.logged_end, end, (record["elapsed_s"], step)
+        self.lines += 1
         phases = f", phases from steps {', '.join(map(str, starts))}" if self.phased else ""
+        since = (f" ({len(ends)} re-plans since {f'step {since_step}' if since_step else 'the start'}, "
+                 f"the end between {min(ends)} and {max(ends)})" if len(ends) > 1 else "")
         return (f"step {step}: --train_budget re-planned at {record['elapsed_s']:.1f} s of "
-                f"{record['budget_s']:.0f} s: {record['pace_s']:.3f} s a step measured "
+                f"{record['budget_s']:.0f} s{since}: {record['pace_s']:.3f} s a step measured "
                 f"({record['timed_pace_s']:.3f} timed), the run would end at {record['forecast_s']:.0f} s; "
                 f"max_steps {before} -> {end}{phases}")
+
+    def decays_after(self, step: int) -> bool:
+        """True when the schedule's next step (`step` + 1, its lr already set) is the first whose lr
+        decays: the state after `step` steps is the last of the stable phase (wsd's), the checkpoint
+        --extend continues from."""
+        shape = self.shape
+        return (shape.kind == "wsd" and step < self.end and step >= shape.warmup and step >= shape.anchor
+                and shape(step) < 1.0)
+
+    def extend(self, step: int, end: int, starts: list[int] | None = None) -> str:
+        """--extend from step `step` (in the stable phase) to `end`: the decay at the new end
+        (LrShape.extend), the phases not begun at `starts` (default: the shares of the new end,
+        after the ones begun). Returns the log line; the change is a re-plan record too."""
+        before = self.end
+        if end <= before:
+            raise TrainError(f"--extend: the run was planned for {before} steps; {end} is not more: give "
+                             "the total you want (more steps or a longer --train_budget)")
+        k = self.phase_at(step)
+        if starts is None:
+            later = share_starts([p.share for p in self.phases], end)[k + 1:]
+            starts = self.starts[:k + 1] + [max(s, step + 1 + i) for i, s in enumerate(later)]
+        assert starts[:k + 1] == self.starts[:k + 1], (starts, self.starts)
+        self.starts = list(starts)
+        self.shape.extend(step, end)
+        self.replans.append({"step": step, "end": end, "starts": list(starts), "extended_from": before})
+        self.logged_end = end
+        phases = f", phases from steps {', '.join(map(str, starts))}" if self.phased else ""
+        return (f"--extend: continued from step {step}, before the decay, of a run planned for {before} "
+                f"steps: it now ends at step {end}, the decay over its last {self.shape.span:.0f} "
+                f"steps{phases}")
+
+    def replan_words(self) -> str:
+        """The re-plans in the budget's last line: '14 re-plans (2 logged, every one in
+        train_log.jsonl): max_steps 318 -> 202'."""
+        n = len(self.replans)
+        return (f"{n} re-plan{'' if n == 1 else 's'}" + (f" ({self.lines} logged, every one in train_log.jsonl): "
+                f"max_steps {self.max_steps} -> {self.end}" if n else ""))
 
     def steps(self) -> list[dict]:
         """Each phase's record with its planned first and last step (hparams.json)."""
@@ -168,10 +218,11 @@ class RunPlan:
         return {"starts": list(self.starts), "shape": self.shape.state_dict(), "phased": self.phased,
                 "replans": [dict(r) for r in self.replans], "phases": self.identity()}
 
-    def load_state_dict(self, state: dict) -> str | None:
+    def load_state_dict(self, state: dict, exact: bool = False) -> str | None:
         """A checkpoint's plan; its phases must be this run's (one line otherwise). A run of one
         phase resumed with another --max_steps (and no budget) keeps this run's plan, as the
-        schedule followed --max_steps before plans were checkpointed: returns the log line."""
+        schedule followed --max_steps before plans were checkpointed: returns the log line.
+        `exact` (--extend): the checkpoint's plan as it was, whatever --max_steps says now."""
         if state["phased"] != self.phased:
             raise TrainError("the checkpoint was written by a run " + ("of --phases" if state["phased"] else
                              "without --phases") + ": resume it " + ("with the same --phases" if state["phased"]
@@ -183,7 +234,7 @@ class RunPlan:
                              f"{said(self.identity())} now): resume with the same --phases, or start "
                              "a new --output_dir")
         planned, now = state["shape"]["end"], self.shape.end
-        if not state["replans"] and planned != now:   # --max_steps changed (a budget's plan is its own)
+        if not exact and not state["replans"] and planned != now:   # --max_steps changed (a budget's plan is its own)
             if self.phased:
                 raise TrainError(f"the checkpoint's phases were planned for --max_steps {planned}, not "
                                  f"{now}: resume with --max_steps {planned}, or start a new --output_dir")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
+from common.numbers import plural
 from trainer.checkpoint.files import load_model_weights
 from trainer.checkpoint.layout import CheckpointError
 from trainer.config.languages import parse_alpha_schedule, schedule_steps
@@ -96,7 +97,7 @@ def describe_languages(config, facts: dict) -> str:
         shares = f["sampling_shares"]
         drawn = f"{shares[0]:.1%}" + (f" -> {shares[-1]:.1%}" if len(shares) > 1 else "")
         return f"{code} {f['train_samples']:,} samples ({f['sample_share']:.1%}), sampled {drawn}"
-    return (f"{len(facts)} language{'s' if len(facts) != 1 else ''}, --sampling_alpha {config.sampling_alpha}: "
+    return (f"{plural(len(facts), 'language')}, --sampling_alpha {config.sampling_alpha}: "
             + "; ".join(one(code, f) for code, f in facts.items()))
 
 

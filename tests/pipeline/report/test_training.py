@@ -103,3 +103,25 @@ def test_a_phased_run_shows_its_phases_and_the_end_its_budget_planned(tmp_path):
                  "2,048 / 640 (86-94)", "gain +0.0003 on 9,000 tokens"):
         assert text in html, text
     assert "1 / 79" not in html and "phase / max_steps" not in html
+
+
+def test_a_model_still_at_word_frequencies_is_flagged_at_the_top(tmp_path):
+    """Issue 60: report.html's "What needs a look" did not flag a model at 1.0x the unigram
+    baseline; it does, in the verdict's words, with both accuracies named for what they score."""
+    from common.heldout_file import HELDOUT, write_heldout
+    from pipeline.report.page import render_page
+
+    run = write_mlm_run(tmp_path / "uk_modern", 10, 3000, masking="dynamic")
+    measure = {"accuracy": 0.055, "unigram_accuracy": 0.055, "unigram_token": ",", "tokens": 4194, "rows": 34,
+               "rows_held_out": 188, "standard_error": 0.004, "ratio_standard_error": 0.1, "max_tokens": 4096}
+    write_heldout(run / HELDOUT, measure, run / "hf", tmp_path / "hdf5", "x", step=10)
+    sec = training_section([run])
+    assert sec.warnings == ["uk_modern: held-out accuracy at [MASK] 1.0x the unigram baseline: it has not "
+                            "learned more than word frequencies yet: train longer"]
+    page = render_page("wiki2bert report: uk", "data/uk", [sec], lang="uk")
+    assert "What needs a look" in page and "1.0x the unigram baseline: it has not learned" in page
+    html = sec.html()
+    assert "every token masked once as [MASK], on 4,194 tokens of 34 of 188 held-out rows (a seeded sample)" in html
+    assert "last eval: mlm loss / acc at the test rows&#x27; static masks, 80% [MASK] / 10% random / 10% kept" in html
+    write_heldout(run / HELDOUT, {**measure, "accuracy": 0.2}, run / "hf", tmp_path / "hdf5", "x", step=10)
+    assert training_section([run]).warnings == []   # 3.6x: it learned

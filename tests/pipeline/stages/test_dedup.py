@@ -5,7 +5,10 @@ counts in the shard and encode manifests."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,23 +16,13 @@ from click.testing import CliRunner
 
 from pipeline.cli import cli
 from pipeline.stages.dedup import dedup
-from pipeline.stages.download import download
-from pipeline.stages.extract import extract
-from pipeline.stages.format import format_corpus
 from pipeline.stages.ingest import ingest
 from pipeline.stages.split import split
 from pipeline.text.documents import documents, read_utf8
+from tests.helpers.kill_at_rename import KILL_AT_NTH_RENAME
 from tests.helpers.web_corpus import planted_corpus, write_corpus
 
-
-@pytest.fixture(scope="module")
-def wiki(sample_dump, tmp_path_factory) -> Path:
-    """DATA_DIR with the sample's formatted/ (download, extract, format)."""
-    data = tmp_path_factory.mktemp("wiki") / "data"
-    download(data_dir=data, lang="hu", dump=sample_dump)
-    extract(data_dir=data, lang="hu", workers=1)
-    format_corpus(data_dir=data, lang="hu", workers=1)
-    return data
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
@@ -112,3 +105,48 @@ def test_run_without_a_dump_weights_and_per_source_counts(corpora, tmp_path):
         s: per[s]["training_documents"] for s in per}
     page = (hu / "report.html").read_text()
     assert "Sources: what came from where" in page and "[mirror] " in page   # a removed pair
+
+
+def renames_of(run) -> list[str]:
+    """The destinations of every atomic rename (os.replace) that `run()` makes, in order."""
+    real, seen = os.replace, []
+
+    def replace(a, b):
+        seen.append(str(b))
+        return real(a, b)
+
+    os.replace = replace
+    try:
+        run()
+    finally:
+        os.replace = real
+    return seen
+
+
+@pytest.mark.faults   # the kill -9 cell of docs/reliability.md's matrix, at each of dedup's steps
+@pytest.mark.parametrize("step, marker", [("hash", ".sig.npy"), ("buckets", ".records.npy"),
+                                          ("decide", ".decisions.npz"), ("write", ".txt")])
+def test_kill_9_at_each_step_then_rerun_resumes_to_the_same_bytes(wiki, corpora, tmp_path, step, marker):
+    sources, _web = corpora
+    data = with_wiki(wiki, tmp_path / "data")
+    ingest(data_dir=data, lang="hu", workers=1, sources=sources, part_mb=0.01)
+    args = ["--memory-mb", "0.1"]   # several buckets
+    clean = renames_of(lambda: dedup(data_dir=data, lang="hu", workers=1, output=tmp_path / "clean", memory_mb=0.1))
+    at = [i + 1 for i, path in enumerate(clean) if path.endswith(marker)]
+    assert len(at) >= 3, (step, len(at))
+    nth = at[len(at) // 2]   # mid-step: some of its tasks done, one renamed half-way
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-c", KILL_AT_NTH_RENAME, str(nth), "--data-dir", str(data), "--lang", "hu",
+           "--workers", "1", "dedup", "--output", str(out), *args]
+    res = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
+                         text=True, timeout=300)
+    assert res.returncode == -9, res.stderr[-3000:]
+    assert not (out / "manifest.json").exists()
+    again = renames_of(lambda: dedup(data_dir=data, lang="hu", workers=1, output=out, memory_mb=0.1))
+    earlier = {"hash": [], "buckets": [".sig.npy"], "decide": [".sig.npy", ".records.npy"],
+               "write": [".sig.npy", ".records.npy", ".decisions.npz"]}[step]
+    assert not [p for p in again if p.endswith(tuple(earlier))], "finished steps were redone"
+    assert len([p for p in again if p.endswith(marker)]) < len(at) or step == "decide"   # the sweep reruns whole
+    txt = {p.name: p.read_bytes() for p in out.glob("*.txt")}
+    assert txt == {p.name: p.read_bytes() for p in (tmp_path / "clean").glob("*.txt")} and len(txt) > 3
+    assert not list(out.rglob(".*.tmp"))

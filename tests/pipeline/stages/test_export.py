@@ -69,9 +69,12 @@ def test_rows_are_the_shards_documents_with_their_articles(corpus, exported):
     assert len(set(ds["train"]["id"]) | set(ds["test"]["id"])) == len(ds["train"]) + len(ds["test"])
 
 
-def test_card_and_streaming(exported):
+def test_card_and_streaming(corpus, exported):
     card = (exported / "README.md").read_text(encoding="utf-8")
     assert card.startswith("---\n") and "license: \"cc-by-sa-4.0\"" in card and "huwiki-sample" in card
+    # issue 60: the sample's name has no date: the newest revision in it, as the model card says it
+    newest = json.loads((corpus / "hu" / "extracted" / "manifest.json").read_text())["summary"]["newest_revision"]
+    assert f"`huwiki-sample.xml.bz2`, dated {newest[:10]}, its newest revision." in card
     assert "Kept:" in card and "Filtered:" in card
     by_card = datasets.load_dataset(str(exported))            # the YAML header's configs
     assert by_card["train"].num_rows > by_card["test"].num_rows > 0
@@ -197,3 +200,29 @@ def test_own_corpora_carry_their_source(corpus, tmp_path):
     web_rows = [r for r in rows if r["source"] == "web"]
     assert web_rows and all(r["id"].startswith("web:") and r["title"] is None for r in web_rows)
     assert any(r["source"] == "wikipedia" and r["title"] for r in rows)
+
+
+def test_a_web_corpus_licence_and_provenance_go_into_the_card(corpus, tmp_path):
+    from pipeline.stages.dedup import dedup
+    from pipeline.stages.filter import filter_documents
+    from pipeline.stages.ingest import ingest
+    from pipeline.stages.shard import shard
+    from pipeline.stages.split import split
+    from pipeline.text.documents import documents, read_utf8
+    from tests.helpers.hub_corpus import fineweb2_repo
+
+    data = tmp_path / "data"
+    shutil.copytree(corpus, data)
+    web = Path(__file__).resolve().parents[2] / "fixtures" / "formatted_hu" / "AA_wiki_00.txt"
+    repo = fineweb2_repo(tmp_path / "fineweb-2", {"hun_Latn": list(documents(read_utf8(web)))}, files=2)
+    ingest(data_dir=data, lang="hu", workers=1, corpora=["fineweb-2"], corpus_roots={"": repo})
+    dedup(data_dir=data, lang="hu", workers=1)
+    split(data_dir=data, lang="hu", workers=1, force=True)
+    filter_documents(data_dir=data, lang="hu", workers=1, force=True)
+    shard(data_dir=data, lang="hu", workers=1, num_shards=3, force=True)
+    export(data_dir=data, lang="hu", workers=1, force=True)
+    card = (data / "hu/export/parquet/README.md").read_text(encoding="utf-8")
+    from huggingface_hub import DatasetCard
+    assert DatasetCard.load(data / "hu/export/parquet/README.md").data.license == ["cc-by-sa-4.0", "odc-by"]
+    assert ("- Web corpus `fineweb-2`: FineWeb-2 (HuggingFaceFW/fineweb-2 at `local copy`, its `hun_Latn` "
+            "part, 2 files, https://huggingface.co/datasets/HuggingFaceFW/fineweb-2), under ODC-By 1.0") in card

@@ -12,11 +12,8 @@ from click.testing import CliRunner
 
 from pipeline.cli import cli
 from pipeline.stages.run import _one_dump
-from tests.helpers.wiki_dump import write_bz2_dump, write_prose_dump
+from tests.helpers.wiki_dump import HY, write_bz2_dump, write_prose_dump
 
-HY = ["Երևանը Հայաստանի մայրաքաղաքն է և ամենամեծ քաղաքը։", "Քաղաքը գտնվում է Հրազդան գետի ափին։",
-      "Քաղաքում կան բազմաթիվ թանգարաններ և թատրոններ։", "Ամեն տարի քաղաք են այցելում հազարավոր զբոսաշրջիկներ։",
-      "Քաղաքի կենտրոնում է գտնվում Հանրապետության հրապարակը։"]
 HDF5 = "hdf5_lower_case_0_seq_len_128_max_pred_20_masked_lm_prob_0.15_random_seed_12345_dupe_factor_1_joint-hu+hy"
 
 

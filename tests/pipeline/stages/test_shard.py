@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from pipeline.cli import cli
 from pipeline.stages import shard as sharding
 from pipeline.stages.shard import shard
+from pipeline.text import held_out
 from pipeline.text.documents import documents
 
 
@@ -181,3 +182,42 @@ def test_too_few_candidates_are_scanned_for_again(tmp_path, monkeypatch):
                    test_fraction=0.01, min_test_sentences=10**6)
     assert narrow["test_documents"] == 20        # the cap is still reached, with the same documents
     assert outputs(tmp_path / "narrow") == outputs(tmp_path / "wide") and wide["test_documents"] == 20
+
+
+def test_every_source_holds_out_documents_and_its_bytes_are_counted(tmp_path):
+    """A small web slice beside a large Wikipedia draws no test document by hash: it gets its
+    smallest hash's, so that every source's text is held out (and trains no copy of it)."""
+    docs = make_corpus(tmp_path / "in", n_files=4, docs_per_file=100)
+    web = [f"Webes oldal {i}, rövid szöveg.\nMásodik mondata {i}." for i in range(6)]
+    (tmp_path / "in" / "web__part_0000.txt").write_text("\n\n".join(web) + "\n", encoding="utf-8")
+    summary = shard(lang="hu", workers=1, input=tmp_path / "in", output=tmp_path / "o",
+                    test_fraction=0.01, min_test_sentences=0, weights={"web": 2.0})
+    per = summary["sources"]
+    assert per["web"]["test_documents"] == 1 and per["wikipedia"]["test_documents"] >= 1
+    test = shard_docs(tmp_path / "o", "*test_*.txt")
+    assert len([d for d in test if d.startswith("Webes")]) == 1
+    assert per["web"]["training_documents"] == 2 * 5 and per["wikipedia"]["training_documents"] == (
+        len(docs) - per["wikipedia"]["test_documents"])
+    # the bytes of each source in the shards (copies included): what encode splits its tokens by
+    for split in ("training", "test"):   # each document and its newline; a blank line between two
+        files = list((tmp_path / "o").glob(f"huwiki_{split}_*.txt"))
+        blank = sum(s[f"{split}_documents"] for s in per.values()) - len(files)
+        assert sum(s[f"{split}_bytes"] for s in per.values()) + blank == sum(p.stat().st_size for p in files)
+    web_test = next(d for d in test if d.startswith("Webes"))
+    assert per["web"]["test_bytes"] == len(web_test.encode()) + 1
+
+
+def test_a_small_corpus_holds_out_enough_for_the_probe(tmp_path):
+    """Issue 60: a 2.5 MB dump held out 10% of its documents, too few sentences for the probe's
+    500 test sentences, and make pretrain ended without a task score. Where 10% holds fewer than
+    PROBE_HELD_OUT sentences and 25% holds that many, the floor goes up to 25%."""
+    docs = make_corpus(tmp_path / "in", n_files=2, docs_per_file=800)   # 1,600 documents
+    total = sum(d.count("\n") + 1 for d in docs)
+    assert held_out.MAX_TEST_SHARE * total < held_out.PROBE_HELD_OUT <= held_out.SMALL_TEST_SHARE * total
+    out = shard(lang="hu", workers=1, input=tmp_path / "in", output=tmp_path / "o", test_fraction=0.01)
+    assert out["test_sentences"] >= sharding.MIN_TEST_SENTENCES > held_out.PROBE_HELD_OUT
+    assert int(sharding.MAX_TEST_SHARE * 1600) < out["test_documents"] <= int(held_out.SMALL_TEST_SHARE * 1600)
+    # the cap: 10% for a corpus too small for any share to give the probe its sentences, or large enough
+    assert held_out.test_share_cap(801, 2500) == held_out.test_share_cap(30_000, 2500) == sharding.MAX_TEST_SHARE
+    assert held_out.test_share_cap(18_048, 2500) == held_out.SMALL_TEST_SHARE   # uk's dump
+    assert held_out.test_share_cap(18_048, 500) == sharding.MAX_TEST_SHARE      # a floor of 500: 10% holds it

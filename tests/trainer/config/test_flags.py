@@ -9,8 +9,8 @@ from trainer.config.errors import ConfigError
 from trainer.config.flags import build_parser, parse_args
 from trainer.config.options import COMPONENTS
 
-# every flag as the single build_parser had it before the split (captured on main): options,
-# dest, default, help, choices, type, action and metavar
+# every flag as the single build_parser had it before the split (captured on main; flags added since
+# are appended, as --extend): options, dest, default, help, choices, type, action and metavar
 BEFORE = Path(__file__).with_name("flags_before_split.json")
 
 

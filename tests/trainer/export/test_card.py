@@ -45,7 +45,7 @@ def test_the_card_holds_the_runs_and_the_corpus_facts(tmp_path):
     write(ckpt / "meta.json", {"step": 400, "phase": 1})
     card = small_card(run, ckpt, tmp_path, 123456, "bert")
     assert card.startswith("---\nlanguage:\n- uk\n") and "pipeline_tag: fill-mask" in card
-    for fact in ("ukwiki-20230501-pages-articles.xml.bz2 (date 20230501)", "355 documents",
+    for fact in ("ukwiki-20230501-pages-articles.xml.bz2 (date 2023-05-01)", "355 documents",
                  "610,373 tokens", "27,552 training instances", "200 WordPiece tokens, cased",
                  "123,456 parameters", "400 steps of 400", "bf16", "loss 6.5000 (MLM 5.8000",
                  "on 3,602 held-out instances", "BertForPreTraining.from_pretrained",
@@ -149,8 +149,8 @@ def test_the_card_has_the_heldout_accuracy_folder_names_and_the_dumps_date(tmp_p
                                      "tokens": 4321, "step": 94})
     card = small_card(run, ckpt, tmp_path, 1, "modernbert")
     assert "| Wikipedia dump | xxwiki.xml.xz (date 2023-05-01, its newest revision) |" in card
-    row = ("| held-out masked-LM accuracy | 0.123 against 0.050 for the unigram baseline (always ','): "
-           "2.5x the baseline, on 4,321 tokens of held-out rows |")
+    row = ("| held-out [MASK] accuracy | 0.123 against 0.050 for the unigram baseline (always ','): "
+           "2.5x the baseline, every token masked once as [MASK], on 4,321 tokens of held-out rows |")
     assert row in card
     assert str(tmp_path) not in card and "| `hdf5_lower_case_0_seq_len_128_max_pred_40_packed` |" in card
     # make pretrain measures after the export: the row goes into the card written before it
@@ -159,9 +159,16 @@ def test_the_card_has_the_heldout_accuracy_folder_names_and_the_dumps_date(tmp_p
     add_heldout(stale, run, 94)
     assert stale.read_text(encoding="utf-8") == card
     add_heldout(stale, run, 94)   # once, however often
-    assert stale.read_text(encoding="utf-8").count("| held-out masked-LM accuracy |") == 1
+    assert stale.read_text(encoding="utf-8").count("| held-out [MASK] accuracy |") == 1
+    # a card of before issue 60 (the row's old name): replaced, not doubled
+    stale.write_text(card.replace("| held-out [MASK] accuracy |", "| held-out masked-LM accuracy |"), encoding="utf-8")
+    add_heldout(stale, run, 94)
+    assert stale.read_text(encoding="utf-8") == card
     add_heldout(stale, run, 200)   # another checkpoint's export: no figure of this one
-    assert "| held-out masked-LM accuracy |" not in stale.read_text(encoding="utf-8")
+    assert "| held-out [MASK] accuracy |" not in stale.read_text(encoding="utf-8")
+    # issue 60: the trainer's eval is named for what it scores
+    assert ("| last evaluation | MLM loss 6.0000 (accuracy 0.100 at the test rows' static masks, 80% [MASK] / "
+            "10% random / 10% kept) at step 94") in card
     add_heldout(tmp_path / "no_card" / "README.md", run, 94)   # no card: nothing written, no error
     assert not (tmp_path / "no_card").exists()
 
@@ -189,3 +196,26 @@ def test_the_card_names_a_local_start_by_its_folder_and_a_hub_name_as_it_is(tmp_
     write(ckpt / "meta.json", {"step": 10, "phase": 1})
     card = small_card(run, ckpt, tmp_path, 1, "bert")
     assert "continued from `hubert-base`" in card and str(tmp_path) not in card
+
+
+def test_the_web_corpora_in_the_data_are_named_with_their_terms(tmp_path):
+    from pipeline.stages.ingest import ingest
+    from tests.helpers.hub_corpus import fineweb2_repo
+
+    repo = fineweb2_repo(tmp_path / "fineweb-2", {"hun_Latn": [[f"A(z) {i}. oldal szövege."] for i in range(9)]})
+    ingest(data_dir=tmp_path / "data", lang="hu", workers=1, corpora=["fineweb-2"], corpus_roots={"": repo})
+    hdf5 = tmp_path / "data" / "hu" / "hdf5_lower_case_0_seq_len_128_max_pred_20_x"
+    (hdf5 / "huwiki").mkdir(parents=True)
+    encoded = {"summary": {"documents": 49, "tokens": 9000, "training_instances": 90},
+               "sources": {"wikipedia": {"training_documents": 40}, "fineweb-2": {"training_documents": 9}}}
+    write(hdf5 / "manifest.json", encoded)
+    run, ckpt = tmp_path / "run", tmp_path / "run" / "checkpoints" / "ckpt_00000010"
+    write(run / "hparams.json", {"input_dir": str(hdf5), "max_steps": 10, "phase": 1})
+    write(ckpt / "meta.json", {"step": 10, "phase": 1})
+    card = small_card(run, ckpt, tmp_path, 1000, "bert")
+    assert "datasets:\n- wikipedia\n- HuggingFaceFW/fineweb-2\n---" in card
+    assert ("- FineWeb-2 (HuggingFaceFW/fineweb-2, https://huggingface.co/datasets/HuggingFaceFW/fineweb-2), "
+            "its `hun_Latn` part at revision `local copy`: ODC-By 1.0") in card
+    # data encoded without the web source: the card does not claim it
+    write(hdf5 / "manifest.json", {**encoded, "sources": {"wikipedia": {"training_documents": 40}}})
+    assert "fineweb-2" not in small_card(run, ckpt, tmp_path, 1000, "bert")

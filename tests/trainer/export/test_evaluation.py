@@ -39,3 +39,31 @@ def test_a_bad_evaluation_file_is_one_error_line_and_nothing_exported(tmp_path, 
     assert main(["--checkpoint_dir", str(run), "--output", str(tmp_path / "c"),
                  "--evaluation", str(tmp_path / "nowhere")]) == 1
     assert "no suite.json or results.json there" in capsys.readouterr().err
+
+
+def test_the_card_names_models_without_this_machines_paths(tmp_path):
+    """Issue 60: `--evaluation DIR` wrote the absolute paths fine-tuning recorded into the card.
+    Ours is "this model", another local folder its name, a Hub name as it is."""
+    run = make_model_dir(tmp_path)
+    ours, other = str(tmp_path / "runs" / "uk_modern" / "hf"), tmp_path / "models" / "uk_bert"
+    other.mkdir(parents=True)
+    suite = {**SUITE, "models": [{"label": ours, "ours": True}, {"label": str(other)},
+                                 {"label": "bert-base-multilingual-cased"}],
+             "rows": [{**r, "model": {"runs/hu_p1": ours}.get(r["model"], r["model"])} for r in SUITE["rows"]]
+             + [{**SUITE["rows"][-1], "model": str(other), "mean": 0.7}]}
+    (tmp_path / "ft").mkdir()
+    (tmp_path / "ft" / "suite.json").write_text(json.dumps(suite))
+    assert main(["--checkpoint_dir", str(run), "--output", str(tmp_path / "a"),
+                 "--evaluation", str(tmp_path / "ft")]) == 0
+    card = (tmp_path / "a" / "README.md").read_text()
+    assert str(tmp_path) not in card
+    assert "| this model (ours) | random init | uk_bert | bert-base-multilingual-cased | seeds |" in card
+    assert "Compared with uk_bert, bert-base-multilingual-cased" in card
+    # one task's results.json, as make pretrain's probe writes it (the model's absolute path)
+    probe = write_results(tmp_path / "probe", task="ner", model=ours, probe=str(tmp_path / "data" / "uk"),
+                          evaluated_on="test")
+    assert main(["--checkpoint_dir", str(run), "--output", str(tmp_path / "b"), "--evaluation", str(probe)]) == 0
+    card = (tmp_path / "b" / "README.md").read_text()
+    assert str(tmp_path) not in card
+    assert "| task | dataset | metric | this model (ours) | random init | seeds |" in card
+    assert "| ner (uk) | test | entity_f1 | 0.610 ± 0.012 | 0.420 ± 0.020 |" in card

@@ -51,7 +51,7 @@ def test_start_line_progress_per_seed_lines_and_reused_seeds(data, tmp_path):
     start = lines[0]
     assert start.startswith(f"fine-tuning {data / 'hf'} on ner (400 train, 40 validation examples;")
     assert "150 training rows (of 400: --max_train_examples 150; 0 trains on all)" in start
-    assert "pretrained + random init, seeds 1,2: 4 run(s) of about 38 steps on cpu" in start
+    assert "pretrained + random init, seeds 1,2: 4 runs of about 38 steps on cpu" in start
     assert f"log: {out / 'finetune.log'}" in start
     # plain progress lines (stderr is a pipe here), with the time left
     assert any(line.startswith("pretrained seed 1 lr 5e-05: ") and " left" in line for line in lines)

@@ -98,7 +98,7 @@ def test_is_iob_tagging():
 @pytest.mark.parametrize("text, line, match", [
     ("EU B-ORG\nrejects O extra\n", 2, "3 columns where the first token line \\(line 1\\) has 2"),
     ("\n\nEU\nrejects O\n", 3, "only 1 column"),
-    ("EU\tB-ORG\nrejects O\n", 2, "1 columns .*tab-separated"),
+    ("EU\tB-ORG\nrejects O\n", 2, "1 column where .*tab-separated"),
 ])
 def test_conll_column_errors(tmp_path, text, line, match):
     path = write(tmp_path, "bad.conll", text)
@@ -245,7 +245,7 @@ def test_missing_column_names_the_columns_and_the_flag(tmp_path):
     ("o.jsonl", '["a", 1]\n', 1, "not a JSON object"),
     ("l.jsonl", '{"text": "a", "label": [1]}\n', 1, "'label' is \\[1\\], not a label"),
     ("t.jsonl", '{"text": 5, "label": 1}\n', 1, "'text' is 5, not a string"),
-    ("u.csv", "text,label\n\"open,1\nb,0\nc,1\n", 2, "1 cells where the header \\(line 1\\) "
+    ("u.csv", "text,label\n\"open,1\nb,0\nc,1\n", 2, "1 cell where the header \\(line 1\\) "
                                                   "has 2 columns; the row runs to line 4: is a "
                                                   "quote on line 2 not closed\\?"),
 ])

@@ -126,6 +126,12 @@ def test_a_run_whose_pace_drops_mid_run_ends_within_5_percent_of_its_budget(
     replanned = slowed_run(tiny_shards, tiny_bert_config, tiny_vocab, tmp_path / "replanned", budget, replan=True)
     assert abs(replanned["budget_spent_s"] - budget) <= 0.05 * budget, replanned["log"][-4000:]
     assert replanned["budget_replans"] >= 1 and "re-planned at" in replanned["log"]
+    # issue 60: a few lines however often it re-plans, every re-plan a train_log.jsonl record
+    lines = replanned["log"].count("--train_budget re-planned at")
+    records = [r for r in read_log(tmp_path / "replanned") if "replan_end" in r]
+    assert 1 <= lines <= 5 and len(records) == replanned["budget_replans"], (lines, len(records))
+    assert f"{len(records)} re-plan{'s' if len(records) > 1 else ''} ({lines} logged, every one in train_log.jsonl)" \
+        in replanned["log"]
 
 
 class CompilingForward:

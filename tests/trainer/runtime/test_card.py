@@ -35,5 +35,12 @@ def test_a_card_too_small_for_one_row_says_what_it_needs():
     with pytest.raises(CardError) as err:
         card_rows(4, BASE, 8192)
     msg = str(err.value)
-    assert "one 8,192-token row does not fit a 4 GiB card" in msg and "it needs about 10 GiB" in msg
+    assert "one 8,192-token row does not fit a card of 4 GiB" in msg and "it needs about 10 GiB" in msg
     assert card_rows(4, BASE, 128) == 8   # shorter rows do
+
+
+def test_the_card_is_named_whatever_its_size():
+    """Issue 60: "a 80 GiB card"; "a card of 8 GiB" reads right for every size."""
+    with pytest.raises(CardError) as err:
+        card_rows(8, BASE, 1 << 20)
+    assert "does not fit a card of 8 GiB " in str(err.value)

@@ -11,6 +11,8 @@ from trainer.errors import TrainError
 from trainer.schedule.optim import LrShape
 from trainer.schedule.plan import RunPhase, RunPlan, share_starts
 
+WHY = {"elapsed_s": 1.0, "budget_s": 300.0, "pace_s": 0.1, "timed_pace_s": 0.1, "forecast_s": 3.0}
+
 
 def config(**kw):
     opts = dict(max_steps=100, lr_schedule="wsd", warmup_proportion=0.1, decay_proportion=0.2,
@@ -99,9 +101,31 @@ def test_a_replan_is_a_log_line_only_when_it_moves_the_end_by_more_than_5_percen
     """Issue 52: 16 `--train_budget re-planned` lines in 5 minutes, the end wavering 79-110;
     every re-plan is still recorded (the budget's last line counts them)."""
     plan = RunPlan(phases((0.7, 128, 1e-3), (0.3, 512, 1e-3)), config(phases=("x",)))
-    why = {"elapsed_s": 1.0, "budget_s": 300.0, "pace_s": 0.1, "timed_pace_s": 0.1, "forecast_s": 3.0}
-    lines = [plan.replan(step, [0, int(0.7 * end)], end, why)
+    lines = [plan.replan(step, [0, int(0.7 * end)], end, {**WHY, "elapsed_s": 100.0 * step})
              for step, end in ((2, 104), (4, 96), (6, 106), (8, 111), (10, 108), (12, 100))]
     assert [bool(x) for x in lines] == [False, False, True, False, False, True]
     assert "max_steps 100 -> 106" in lines[2] and "max_steps 106 -> 100" in lines[5]
+    assert "(3 re-plans since step 6, the end between 100 and 111)" in lines[5]
     assert len(plan.replans) == 6 and plan.end == 100
+    assert plan.replan_words() == "6 re-plans (2 logged, every one in train_log.jsonl): max_steps 100 -> 100"
+
+
+# The re-plans of a 5-minute make pretrain run on uk on a loaded 2-core machine (issue 60: step,
+# new end, budget clock): 11 of the 14 were log lines under the 5% rule alone
+LOADED_5M = [(39, 280, 41.624), (45, 246, 49.264), (57, 287, 61.467), (66, 260, 72.599), (69, 242, 76.662),
+             (96, 226, 113.55), (114, 211, 141.228), (117, 202, 147.303), (123, 191, 159.166),
+             (138, 201, 185.822), (144, 213, 194.505), (153, 206, 209.576), (186, 201, 266.8), (198, 202, 288.132)]
+
+
+def test_a_loaded_five_minute_run_logs_a_few_replans_each_saying_what_moved():
+    """Issue 60: 15 re-plan lines in a 5-minute run on a loaded machine. A line now also waits a
+    quarter of the budget after the last one: at most 5 a run, each with the re-plans since."""
+    plan = RunPlan(phases((1.0, 128, 1e-3)), config(max_steps=318, phases=None))
+    lines = [plan.replan(step, [0], end, {**WHY, "elapsed_s": t}) for step, end, t in LOADED_5M]
+    said = [line for line in lines if line]
+    assert len(said) == 2 and len(plan.replans) == 14 and plan.end == 202
+    assert said[0].startswith("step 39: --train_budget re-planned at 41.6 s of 300 s: ")
+    assert said[0].endswith("max_steps 318 -> 280")
+    assert said[1].startswith("step 114: --train_budget re-planned at 141.2 s of 300 s (6 re-plans since step 39, "
+                              "the end between 211 and 287): ") and said[1].endswith("max_steps 280 -> 211")
+    assert plan.replan_words() == "14 re-plans (2 logged, every one in train_log.jsonl): max_steps 318 -> 202"

@@ -19,6 +19,11 @@ def add_flags(parser) -> None:
                    help="with --train_budget: move the end (wsd: the decay's start) when the measured "
                         "pace drifts, so that the run ends on time; --no-budget_replan keeps the "
                         "first plan's steps")
+    g.add_argument("--extend", action="store_true",
+                   help="continue a run past its planned end, to the new --max_steps or --train_budget "
+                        "(the run's total, not an addition): from its last checkpoint before the decay "
+                        "(--lr_schedule wsd keeps it), the decay redone at the new end, the warmup not "
+                        "redone; implies --resume_from_checkpoint")
     g.add_argument("--steps_this_run", type=int, default=None,
                    help="stop after this many steps of this run (the schedule still plans max_steps)")
 
@@ -29,6 +34,9 @@ def check(args) -> None:
         raise ConfigError(f"--max_steps must be >= 1, got {args.max_steps}")
     if args.steps_this_run is not None and args.steps_this_run < 1:
         raise ConfigError(f"--steps_this_run must be >= 1, got {args.steps_this_run}")
+    if args.extend and args.lr_schedule != "wsd":
+        raise ConfigError(f"--extend continues a run from its stable phase, which only --lr_schedule wsd has "
+                          f"(not {args.lr_schedule}): train with wsd, or start a new --output_dir")
     if args.train_budget is not None:
         try:
             parse_budget(args.train_budget)
