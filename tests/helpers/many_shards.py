@@ -22,10 +22,10 @@ from tests.helpers.encode_testdata import documents_text, make_documents, vocab_
 
 
 def encoded_folder(data: Path, lang: str, shards: int, seq_len: int = 64, max_pred: int = 10, seed: int = 0,
-                   vocab: Path | None = None, workers: int = 1) -> Path:
+                   vocab: Path | None = None, workers: int = 1, pack: bool = False) -> Path:
     """`shards` training shards of two documents each (and two test shards) through the encode
-    stage, one copy (--dupe-factor 1): the hdf5_... folder. `vocab`: a vocab folder to use (its
-    copy under DATA/LANG/vocab), else one made from the text."""
+    stage, one copy (--dupe-factor 1; `pack`: encode --pack): the hdf5_... folder. `vocab`: a
+    vocab folder to use (its copy under DATA/LANG/vocab), else one made from the text."""
     docs = make_documents(2 * shards + 4, seed=seed, max_sents=8)
     write_shards(data / lang / "sharded", docs, lang=lang, n_train=shards, n_test=2)
     target = data / lang / "vocab"
@@ -35,7 +35,7 @@ def encoded_folder(data: Path, lang: str, shards: int, seq_len: int = 64, max_pr
         write_vocab(target, vocab_tokens(documents_text(docs)), lower_case=False)
     (target / "manifest.json").write_text(json.dumps({"stage": "vocab"}), encoding="utf-8")
     summary = encode(data_dir=data, lang=lang, workers=workers, max_seq=seq_len, max_pred=max_pred,
-                     dupe_factor=1)
+                     dupe_factor=1, pack=pack)
     return Path(summary["output"]).parent
 
 

@@ -2,7 +2,8 @@
 only the files the loader reads (what each file holds comes from encode's manifest), never more
 than a few at once, and read no dataset of a file they do not train on; hand-made files without
 a manifest are opened once each, for their metadata; the language mixture likewise on several
-folders; a resume gives the batches of an uninterrupted run."""
+folders; a resume gives the batches of an uninterrupted run; what the manifest says of a file is
+what the file says."""
 from __future__ import annotations
 
 import shutil
@@ -13,7 +14,7 @@ import pytest
 from tests.helpers.many_shards import HDF5Watch, encoded_folder, without_manifest
 from tests.helpers.synthetic_shards import write_shard
 from tests.helpers.trainer_cli import base_args, read_log
-from trainer.data import DataError, find_shards, read_shard
+from trainer.data import DataError, find_shards, inspect_shard, read_shard
 from trainer.run_pretraining import main
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -63,7 +64,6 @@ def assert_opened_only_what_it_read(watch: HDF5Watch, at_most: int, folders: int
     assert watch.most_open <= MOST_OPEN, watch.most_open
 
 
-@pytest.mark.slow
 def test_start_and_resume_open_only_the_files_they_read(many, tmp_path):
     data, folder, vocab = many
     cfg = model_config(tmp_path, vocab)
@@ -78,7 +78,6 @@ def test_start_and_resume_open_only_the_files_they_read(many, tmp_path):
     assert losses(out, {4, 5, 6}) == losses(whole, {4, 5, 6})   # the same batches after the resume
 
 
-@pytest.mark.slow
 def test_hand_made_shards_are_opened_once_each_for_their_metadata(many, tmp_path):
     """Without encode's manifest each file is looked at once (check_file: its metadata, no
     dataset), one at a time; only the files the loader reaches are read."""
@@ -92,7 +91,6 @@ def test_hand_made_shards_are_opened_once_each_for_their_metadata(many, tmp_path
     assert 0 < len(read) <= SHARDS // 4 and watch.most_open <= MOST_OPEN
 
 
-@pytest.mark.slow
 def test_the_language_mixture_on_several_folders_opens_only_what_it_reads(many, tmp_path):
     data, folder, vocab = many
     other = encoded_folder(data, "yy", SHARDS // 2, seed=1, vocab=vocab)
@@ -120,3 +118,15 @@ def test_a_file_changed_since_encode_is_looked_at_again(tmp_path):
     assert found[changed.name] == 3 and len(found) == 12
     with pytest.raises(DataError, match="holds 3 rows, fewer than listed.*encode it again"):
         read_shard(changed, np.arange(5))
+
+
+@pytest.mark.parametrize("pack", [False, True])
+def test_the_manifest_says_what_the_files_say(tmp_path, pack):
+    """Each file's shape and layout from encode's manifest, without opening it, are those the file
+    itself gives (check_file), for sentence pairs and packed rows (layout 2, doc_starts)."""
+    folder = encoded_folder(tmp_path / "data", "xx", 6, pack=pack)
+    with HDF5Watch() as watch:
+        found = find_shards(folder)
+    assert not watch.opens
+    assert found.train + found.test == [inspect_shard(s.path) for s in found.train + found.test]
+    assert found.packed == pack and found.doc_starts == pack
