@@ -17,7 +17,6 @@ is read whole only when the loader reaches it.
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,9 +91,11 @@ def inspect_shard(path: str | Path) -> ShardInfo:
 
 
 def encode_index(root: Path) -> dict[Path, tuple[int, int, ShardInfo]]:
-    """{file (resolved): (its size in bytes, the manifest's time (ns), its ShardInfo)} from the
-    manifest `pipeline encode` wrote in `root` or the folder above it (a language's subfolder);
-    {} when there is none that lists its files' instances."""
+    """{file: (its size in bytes, the manifest's time (ns), its ShardInfo)} from the manifest
+    `pipeline encode` wrote in `root` or the folder above it (a language's subfolder); {} when
+    there is none that lists its files' instances. The files' paths are the manifest's folder
+    joined with the relative paths it lists, as `root.rglob` spells them (no file resolved: that
+    would cost more than the rest of the start on thousands of shards)."""
     folder, manifest = encode_manifest_at(root, "shards")
     try:
         options, outputs = manifest["options"], manifest["outputs"]
@@ -111,8 +112,8 @@ def encode_index(root: Path) -> dict[Path, tuple[int, int, ShardInfo]]:
     for out in outputs:
         path = folder / out["path"]
         if path.name in instances:
-            index[path.resolve()] = (int(out["bytes"]), written,
-                                     ShardInfo(path, instances[path.name], seq_len, max_pred, layout >= 2, layout))
+            index[path] = (int(out["bytes"]), written,
+                           ShardInfo(path, instances[path.name], seq_len, max_pred, layout >= 2, layout))
     return index
 
 
@@ -120,11 +121,11 @@ def _shard_info(path: Path, index: dict) -> ShardInfo:
     """The file as encode's manifest lists it, when it is still the file encode wrote (the size
     listed, not modified after the manifest was written: files of a few rows all have one size,
     that of their chunks), else as the file itself says (inspect_shard)."""
-    size, written, info = index.get(path.resolve(), (None, None, None))
+    size, written, info = index.get(path, (None, None, None))
     if info is not None:
         stat = path.stat()
         if stat.st_size == size and stat.st_mtime_ns <= written:
-            return dataclasses.replace(info, path=path)
+            return info
     return inspect_shard(path)
 
 

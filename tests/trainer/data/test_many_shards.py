@@ -127,6 +127,7 @@ def test_the_manifest_says_what_the_files_say(tmp_path, pack):
     folder = encoded_folder(tmp_path / "data", "xx", 6, pack=pack)
     with HDF5Watch() as watch:
         found = find_shards(folder)
+        assert find_shards(folder / "xxwiki") == found   # the language's subfolder: the manifest above it
     assert not watch.opens
     assert found.train + found.test == [inspect_shard(s.path) for s in found.train + found.test]
     assert found.packed == pack and found.doc_starts == pack
