@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))   # run by path: the tests' generator of encode fo
 
 from bench_long_rows import base_code  # noqa: E402  beside this script: git archive of a revision, once
 
-from tests.helpers.many_shards import encoded_folder, without_manifest  # noqa: E402
+from tests.helpers.many_shards import encoded_folder, hdf5_fds, without_manifest  # noqa: E402
 
 LANGS = ("xx", "yy", "zz", "ww")
 MODEL = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64,
@@ -59,20 +59,6 @@ def folders(data: Path, shards: int, languages: int) -> list[Path]:
             found = sorted((data / lang).glob("hdf5_*"))
         out.append(found[0])
     return out
-
-
-def hdf5_fds(pid: int) -> int:
-    count = 0
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return 0
-    for fd in fds:
-        try:
-            count += os.readlink(f"/proc/{pid}/fd/{fd}").endswith(".hdf5")
-        except OSError:
-            continue
-    return count
 
 
 def peak_rss_mb(pid: int) -> float | None:

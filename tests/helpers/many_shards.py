@@ -45,12 +45,17 @@ def without_manifest(folder: Path, to: Path) -> Path:
     return to
 
 
-def hdf5_fds() -> int:
-    """This process's open file descriptors on *.hdf5 files."""
+def hdf5_fds(pid: int | str = "self") -> int:
+    """The open file descriptors of process `pid` (this one by default) on *.hdf5 files (0 once
+    it is gone)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return 0
     count = 0
-    for fd in os.listdir("/proc/self/fd"):
+    for fd in fds:
         try:
-            count += os.readlink(f"/proc/self/fd/{fd}").endswith(".hdf5")
+            count += os.readlink(f"/proc/{pid}/fd/{fd}").endswith(".hdf5")
         except OSError:
             continue
     return count
