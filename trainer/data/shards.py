@@ -122,10 +122,12 @@ def _shard_info(path: Path, index: dict) -> ShardInfo:
     listed, not modified after the manifest was written: files of a few rows all have one size,
     that of their chunks), else as the file itself says (inspect_shard)."""
     size, written, info = index.get(path, (None, None, None))
-    if info is not None:
-        stat = path.stat()
-        if stat.st_size == size and stat.st_mtime_ns <= written:
-            return info
+    try:
+        stat = path.stat() if info is not None else None
+    except OSError:   # a dangling link, no permission: inspect_shard's one line says which
+        stat = None
+    if stat is not None and stat.st_size == size and stat.st_mtime_ns <= written:
+        return info
     return inspect_shard(path)
 
 

@@ -131,3 +131,13 @@ def test_the_manifest_says_what_the_files_say(tmp_path, pack):
     assert not watch.opens
     assert found.train + found.test == [inspect_shard(s.path) for s in found.train + found.test]
     assert found.packed == pack and found.doc_starts == pack
+
+
+def test_a_listed_file_that_is_gone_is_one_line(tmp_path):
+    """A file the manifest lists that is now a dangling link: DataError naming it, no traceback."""
+    folder = encoded_folder(tmp_path / "data", "xx", 4)
+    gone = sorted(folder.rglob("*_training_1.hdf5"))[0]
+    gone.unlink()
+    gone.symlink_to(tmp_path / "elsewhere.hdf5")
+    with pytest.raises(DataError, match="xxwiki_training_1.hdf5"):
+        find_shards(folder)
