@@ -5,7 +5,7 @@ table: shards, start-up seconds, peak RSS, the most HDF5 files open at once, HDF
 
 Usage:
     .venv/bin/python bench/bench_many_shards.py [--shards 5000] [--languages 2] [--runs 3]
-        [--base 6856f37] [--work /tmp/w2b_bench_many_shards]
+        [--base 88ff2f6] [--work /tmp/w2b_bench_many_shards]
 
 Input: made here once (kept in WORK/data): --shards text shards of two short synthetic
 documents each (tests/helpers/encode_testdata.py's multi-script sentences) through `pipeline
@@ -62,6 +62,7 @@ def folders(data: Path, shards: int, languages: int) -> list[Path]:
 
 
 def peak_rss_mb(pid: int) -> float | None:
+    """The process's own peak RSS (VmHWM) in MiB; None once it is gone."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmHWM:"):
@@ -143,7 +144,7 @@ def main(argv=None) -> int:
     p.add_argument("--languages", type=int, default=2, choices=range(2, len(LANGS) + 1),
                    help="folders of the mixture")
     p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--base", default=None, help="git revision to compare with (e.g. 6856f37)")
+    p.add_argument("--base", default=None, help="git revision to compare with (e.g. 88ff2f6, before issue 62)")
     p.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "w2b_bench_many_shards")
     a = p.parse_args(argv)
     data = a.work / "data" / str(a.shards)
