@@ -52,7 +52,7 @@ vocab.txt have none, so they stay byte for byte what they were):
                                         a reader compares with its model's tokenizer
 
 Usage:
-    shape = check_file(path)            # FileShape(n, seq_len, max_pred); HDF5FormatError if not
+    shape = check_file(path)            # FileShape(n, seq_len, max_pred, ...); HDF5FormatError if not
     labels = masked_lm_labels(positions, ids)   # -1 where there is no prediction
     output_folder_name(lower_case=False, max_seq=128, max_pred=20, dupe_factor=5)
     is_packed(path)                     # the file's `packed` attribute, else a *_packed folder
@@ -121,12 +121,14 @@ class FileShape:
     num_samples: int
     seq_len: int
     max_pred: int
+    packed_attribute: int | None = None   # the file's PACKED_ATTR as a layout, None without one
+    optional: tuple[str, ...] = ()         # the OPTIONAL_DATASETS the file has
 
 
 def check_file(path: str | os.PathLike) -> FileShape:
     """Check one file against the contract: every dataset present (`doc_starts` too in packed
     layout 2), integer arrays of the right rank, shapes that agree. Any integer dtype is
-    accepted (other writers use int64)."""
+    accepted (other writers use int64). Its metadata only, in one opening: no dataset is read."""
     import h5py
 
     try:
@@ -162,7 +164,8 @@ def check_file(path: str | os.PathLike) -> FileShape:
     if bad:
         raise HDF5FormatError(f"{path}: wrong schema, inconsistent shapes "
                               f"{ {k: shapes[k] for k in present} }")
-    return FileShape(int(n), int(seq_len), int(max_pred))
+    return FileShape(int(n), int(seq_len), int(max_pred), layout,
+                     tuple(k for k in OPTIONAL_DATASETS if k in present))
 
 
 def masked_lm_labels(positions: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -228,7 +231,13 @@ def packed_layout(path: str | os.PathLike) -> int:
         marked = _packed_attribute(p)
         if marked is not None:
             return marked
-    p = p.resolve()
+    return folder_packed_layout(p)
+
+
+def folder_packed_layout(path: str | os.PathLike) -> int:
+    """1 when `path` is or lies in a folder whose name ends in PACKED_SUFFIX (packed rows written
+    before files said so), else 0; nothing is opened."""
+    p = Path(path).resolve()
     return int(any(q.name.endswith(PACKED_SUFFIX) for q in (p, *p.parents)))
 
 

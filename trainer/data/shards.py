@@ -6,6 +6,14 @@
     shards.doc_starts                      # ... that mark where their documents start
     arrays = read_shard(path, rows)        # {dataset: numpy array}
     read_shard(path, rows, optional=("doc_starts",))   # and those optional datasets the file has
+
+What a run needs of a file before training (its rows, their length and predictions, its packed
+layout) comes from encode's manifest beside the files (`encode_index`: written last, after every
+file was renamed into place, so its presence says the folder is complete) for each file it lists
+that is still the one encode wrote (its size, no change after the manifest): a folder of
+thousands of shards starts without opening them. Any other file (hand-made files, NVIDIA's, one
+rewritten since) is opened once, for its metadata only (check_file), one file at a time. A file
+is read whole only when the loader reaches it.
 """
 from __future__ import annotations
 
@@ -15,7 +23,14 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.encoding.hdf5_format import DATASETS, OPTIONAL_DATASETS, HDF5FormatError, check_file, is_packed
+from pipeline.encoding.hdf5_format import (
+    DATASETS,
+    OPTIONAL_DATASETS,
+    HDF5FormatError,
+    check_file,
+    folder_packed_layout,
+)
+from common.encode_manifest import encode_manifest_at
 from common.os_errors import is_os_fault, os_error_message
 
 DOC_STARTS = "doc_starts"   # the optional dataset of packed rows: where each document starts
@@ -34,6 +49,7 @@ class ShardInfo:
     seq_len: int
     max_pred: int
     doc_starts: bool = False   # packed rows that mark where documents start (DOC_STARTS)
+    packed_layout: int = 0     # 0 sentence pairs, else encode --pack's layout (hdf5_format.packed_layout)
 
 
 @dataclass(frozen=True)
@@ -52,7 +68,7 @@ class Shards:
     @property
     def packed(self) -> bool:
         """Rows of `encode --pack`: no sentence pairs, next-sentence labels all 0."""
-        return any(is_packed(s.path) for s in self.train)
+        return any(s.packed_layout > 0 for s in self.train)
 
     @property
     def doc_starts(self) -> bool:
@@ -61,7 +77,8 @@ class Shards:
 
 
 def inspect_shard(path: str | Path) -> ShardInfo:
-    """Check one file against the HDF5 contract (names, ranks, integer dtypes, shapes)."""
+    """Check one file against the HDF5 contract (names, ranks, integer dtypes, shapes), in one
+    opening of its metadata."""
     path = Path(path)
     try:
         shape = check_file(path)
@@ -69,14 +86,49 @@ def inspect_shard(path: str | Path) -> ShardInfo:
         if is_os_fault(exc.__context__):   # unreadable: a failing disk, no permission
             raise DataError(os_error_message(exc.__context__, path, where="--input_dir")) from None
         raise DataError(f"{exc}; {_HINT}") from None
-    return ShardInfo(path, shape.num_samples, shape.seq_len, shape.max_pred, _has(path, DOC_STARTS))
+    layout = shape.packed_attribute if shape.packed_attribute is not None else folder_packed_layout(path)
+    return ShardInfo(path, shape.num_samples, shape.seq_len, shape.max_pred, DOC_STARTS in shape.optional, layout)
 
 
-def _has(path: Path, dataset: str) -> bool:
-    import h5py
+def encode_index(root: Path) -> dict[Path, tuple[int, int, ShardInfo]]:
+    """{file: (its size in bytes, the manifest's time (ns), its ShardInfo)} from the manifest
+    `pipeline encode` wrote in `root` or the folder above it (a language's subfolder); {} when
+    there is none that lists its files' instances. The files' paths are the manifest's folder
+    joined with the relative paths it lists, as `root.rglob` spells them (no file resolved: that
+    would cost more than the rest of the start on thousands of shards)."""
+    folder, manifest = encode_manifest_at(root, "shards")
+    try:
+        options, outputs = manifest["options"], manifest["outputs"]
+        instances = {s["file"]: int(s["instances"]) for s in manifest["shards"]}
+        seq_len, max_pred = int(options["max_seq"]), int(options["max_pred"])
+        written = (folder / "manifest.json").stat().st_mtime_ns
+    except (KeyError, TypeError, ValueError, OSError):
+        return {}
+    if manifest.get("stage") != "encode":
+        return {}
+    # packed rows: the manifest's rules name the layout; packed runs before layout 2 had none
+    layout = int((manifest.get("rules") or {}).get("packed_layout", 1)) if options.get("pack") else 0
+    index = {}
+    for out in outputs:
+        path = folder / out["path"]
+        if path.name in instances:
+            index[path] = (int(out["bytes"]), written,
+                           ShardInfo(path, instances[path.name], seq_len, max_pred, layout >= 2, layout))
+    return index
 
-    with h5py.File(path, "r") as fh:
-        return dataset in fh
+
+def _shard_info(path: Path, index: dict) -> ShardInfo:
+    """The file as encode's manifest lists it, when it is still the file encode wrote (the size
+    listed, not modified after the manifest was written: files of a few rows all have one size,
+    that of their chunks), else as the file itself says (inspect_shard)."""
+    size, written, info = index.get(path, (None, None, None))
+    try:
+        stat = path.stat() if info is not None else None
+    except OSError:   # a dangling link, no permission: inspect_shard's one line says which
+        stat = None
+    if stat is not None and stat.st_size == size and stat.st_mtime_ns <= written:
+        return info
+    return inspect_shard(path)
 
 
 def is_test_file(path: Path) -> bool:
@@ -93,8 +145,9 @@ def find_shards(input_dir: str | Path, label: str | None = None) -> Shards:
         raise DataError(f"{where} is not a directory: give the encode stage's "
                         "hdf5_... folder (or its {lang}wiki/ subfolder)")
     files = sorted(root.rglob("*.hdf5"), key=lambda p: p.relative_to(root).as_posix())
-    train = [inspect_shard(p) for p in files if "training" in p.name]
-    test = [inspect_shard(p) for p in files if is_test_file(p)]
+    index = encode_index(root)
+    train = [_shard_info(p, index) for p in files if "training" in p.name]
+    test = [_shard_info(p, index) for p in files if is_test_file(p)]
     if not train:
         raise DataError(f"{where} holds no *training*.hdf5 files: run `pipeline encode` "
                         "and point --input_dir at its hdf5_... folder")
@@ -122,5 +175,8 @@ def read_shard(path: Path, index: np.ndarray | None = None,
         keys = list(DATASETS) + [k for k in wanted if k in fh]
         for key in keys:
             arr = fh[key][()]
+            if index is not None and len(index) and int(index.max()) >= len(arr):
+                raise DataError(f"{path} holds {len(arr)} rows, fewer than listed when the run found it: "
+                                "it changed since `pipeline encode` wrote it; encode it again")
             out[key] = arr if index is None else arr[index]
     return out

@@ -27,7 +27,6 @@ from pathlib import Path
 
 import torch
 
-from pipeline.encoding.hdf5_format import is_packed
 from trainer.checkpoint.layout import CheckpointError, resolve_model_file
 from trainer.config.errors import ConfigError
 from trainer.config.resolved import resolve_doc_attention
@@ -233,5 +232,5 @@ def check_attention(config, family, shards):
 
 
 def _packed_folder(config, languages) -> str:
-    packed = [lang for lang in languages if any(is_packed(s.path) for s in lang.shards.train)]
+    packed = [lang for lang in languages if lang.shards.packed]
     return f"{packed[0].code}={packed[0].input_dir}" if packed else str(config.input_dir)

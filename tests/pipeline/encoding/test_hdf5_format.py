@@ -106,7 +106,7 @@ def test_a_file_without_the_attribute_is_judged_by_its_folder(tmp_path):
 def test_packed_layout_2_needs_doc_starts_of_the_rows_shape(tmp_path):
     assert PACKED_LAYOUT == 2
     new = write(tmp_path / "new.hdf5", n=3, L=16, attrs={PACKED_ATTR: 2}, optional=("doc_starts",))
-    assert check_file(new) == FileShape(3, 16, 3) and packed_layout(new) == 2 and is_packed(new)
+    assert check_file(new) == FileShape(3, 16, 3, 2, ("doc_starts",)) and packed_layout(new) == 2 and is_packed(new)
     lacking = write(tmp_path / "lacking.hdf5", attrs={PACKED_ATTR: 2})
     with pytest.raises(HDF5FormatError, match="packed layout 2 .* needs a doc_starts dataset") as err:
         check_file(lacking)
