@@ -30,12 +30,11 @@ from pipeline.core.options import force_option
 from pipeline.core.registry import validate_lang
 from pipeline.core.runner import StageRun, Task
 from pipeline.text.abbreviations import learn_abbreviations
-from pipeline.text.documents import read_pieces
+from pipeline.text.documents import PIECE_CHARS, read_pieces
 from pipeline.text.splitting import SPLITTERS, resolve_splitter, split_text
 from pipeline.text.versions import library_versions, stage_rules
 
 ABBREVIATION_SAMPLE_BYTES = 1_000_000  # characters, in fact: enough for an abbreviation seen 3 times
-PIECE_CHARS = 2_000_000   # a task's text at a time: its memory (about 60 MB), whatever the file's size
 
 
 def split_file(job: tuple[Path, Path], lang: str, splitter: str, learned: frozenset = frozenset()) -> dict:

@@ -40,6 +40,9 @@ def read_documents(path: str | Path) -> Iterator[list[str]]:
     return _documents(_utf8_lines(path))
 
 
+PIECE_CHARS = 2_000_000   # a task's text at a time (read_pieces): its memory, about 60 MB, whatever the file's
+
+
 def read_pieces(path: str | Path, chars: int) -> Iterator[str]:
     """read_utf8(path) in pieces of whole documents, each cut at the first blank line after
     `chars` characters: memory of a piece, not of the file (a web part is 64 MB)."""
