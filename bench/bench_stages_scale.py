@@ -18,8 +18,10 @@ defaults: language check, repeated lines dropped), shard, vocab (32,000, a sampl
 sentences), encode 128/20 (dupe factor 5). With --scheduler local each stage starts its own
 LocalCluster of W worker processes (its start-up is in the stage's seconds, its processes in
 the memory). Measured (bench/process_tree.py): wall seconds; input MB (the text the stage
-reads: its upstream folder's .txt files) / wall / W; peak RSS of the largest process (VmHWM)
-and of all processes (sampled every 0.2 s); the 1-minute load at the start and the end. A
+reads: its upstream folder's .txt files) / wall / W; CPU seconds of the stage's own process
+(the client: what does not spread over workers) and of all its processes (getrusage of the
+waited-for children); peak RSS of the largest process (VmHWM) and of all processes (sampled
+every 0.2 s); the 1-minute load at the start and the end. A
 stage's output folder is removed before it runs; --stages runs some of them on the data folder
 WORK/SIZEgb-EXECUTOR/ that an earlier call left; --drop-inputs removes a stage's input once no
 later stage reads it (the disk).
@@ -27,11 +29,14 @@ later stage reads it (the disk).
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -81,15 +86,32 @@ def run_stage(name: str, lang_dir: Path, corpus_dir: Path, top: list[str], worke
         raise SystemExit(f"Error: {name} reads {source}, which is not there; run the stages before it first")
     mb = text_mb(source)
     cmd = [*top, *[a.format(corpus=corpus_dir) for a in args]]
-    before, started = load(), time.time()
+    before, started, cpu_before = load(), time.time(), children_cpu()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    samples, largest = sampled(proc)
+    client = psutil.Process(proc.pid)
+    own = [0.0]
+
+    def client_cpu(_now: float) -> None:   # the stage's own process, as long as it runs
+        try:
+            times = client.cpu_times()
+            own[0] = times.user + times.system
+        except psutil.Error:
+            pass
+
+    samples, largest = sampled(proc, client_cpu)
     output = proc.stdout.read()
     wall = time.time() - started
     if proc.returncode:
         raise SystemExit(f"Error: {name} failed:\n{output[-3000:]}")
     return {"stage": name, "mb": mb, "wall": wall, "rate": mb / wall / workers, "largest": largest,
-            "all": max(s[2] for s in samples), "load": f"{before} → {load()}"}
+            "all": max(s[2] for s in samples), "load": f"{before} → {load()}",
+            "cpu": children_cpu() - cpu_before, "client_cpu": own[0]}
+
+
+def children_cpu() -> float:
+    """CPU seconds of every process this one started and waited for, theirs included."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -110,9 +132,9 @@ def main() -> None:
     executor = "dask" if args.scheduler else "local"
     print(f"`{' '.join(['python', 'bench/bench_stages_scale.py', *sys.argv[1:]])}`; {lang}, {args.workers} workers, "
           f"{executor}\n")
-    print("| text GB | stage | input MB | wall s | MB/s a core | peak RSS largest process MB "
-          "| peak RSS all processes MB | load 1-min start → end |")
-    print("|---:|---|---:|---:|---:|---:|---:|---|")
+    print("| text GB | stage | input MB | wall s | MB/s a core | CPU s: stage process / all "
+          "| peak RSS largest process MB | peak RSS all processes MB | load 1-min start → end |")
+    print("|---:|---|---:|---:|---:|---|---:|---:|---|")
     for gb in args.gb:
         corpus_dir = corpus(args.work, gb, args.words_from, args.seed, args.workers)
         data = args.work / f"{gb:g}gb-{executor}"
@@ -120,8 +142,9 @@ def main() -> None:
                str(args.workers), *(["--scheduler", args.scheduler] if args.scheduler else []), "-q"]
         for i, name in enumerate(args.stages):
             r = run_stage(name, data / lang, corpus_dir, top, args.workers)
-            print(f"| {gb:g} | {name} | {r['mb']:,.0f} | {r['wall']:.0f} | {r['rate']:.2f} | {r['largest']:.0f} "
-                  f"| {r['all']:.0f} | {r['load']} |", flush=True)
+            print(f"| {gb:g} | {name} | {r['mb']:,.0f} | {r['wall']:.0f} | {r['rate']:.2f} "
+                  f"| {r['client_cpu']:.0f} / {r['cpu']:.0f} | {r['largest']:.0f} | {r['all']:.0f} | {r['load']} |",
+                  flush=True)
             later = {STAGES[s][1] for s in args.stages[i + 1:]}
             if args.drop_inputs and STAGES[name][1] and STAGES[name][1] not in later:
                 shutil.rmtree(data / lang / STAGES[name][1])
