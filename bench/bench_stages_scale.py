@@ -7,6 +7,7 @@ Usage:
     .venv/bin/python bench/bench_stages_scale.py --gb 0.5 2 --scheduler local       # on Dask, 2 workers
     .venv/bin/python bench/bench_stages_scale.py --gb 5 --stages ingest dedup split  # the stages that fit
     .venv/bin/python bench/bench_stages_scale.py --gb 5 --stages filter shard        # on, from split's output
+    .venv/bin/python bench/bench_stages_scale.py --stages --project 100              # hours for 100 GB
 
 Input: bench/synthetic_web.py's documents in one language (--words-from, default the ukwiki dump
 of ../shared/data, else the shipped Hungarian sample): prose of the dump's 30,000 most frequent
@@ -24,11 +25,13 @@ waited-for children); peak RSS of the largest process (VmHWM) and of all process
 every 0.2 s); the 1-minute load at the start and the end. A
 stage's output folder is removed before it runs; --stages runs some of them on the data folder
 WORK/SIZEgb-EXECUTOR/ that an earlier call left; --drop-inputs removes a stage's input once no
-later stage reads it (the disk).
+later stage reads it (the disk). Every row also goes to WORK/results.jsonl; --project GB then
+prints the hours for GB of text on 2, 16 and 64 cores (projection() says how).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import shutil
 import subprocess
@@ -117,7 +120,8 @@ def children_cpu() -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gb", type=float, nargs="+", default=[0.5], help="GB of text of each corpus")
-    ap.add_argument("--stages", nargs="+", default=list(STAGES), choices=list(STAGES))
+    ap.add_argument("--stages", nargs="*", default=list(STAGES), choices=list(STAGES),
+                    help="the stages to run [all]; none: only --project")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--scheduler", default=None, help="--scheduler of every stage (local: a LocalCluster)")
     ap.add_argument("--words-from", type=Path, default=SHARED_DUMP if SHARED_DUMP.is_file() else SAMPLE_DUMP,
@@ -127,6 +131,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--drop-inputs", action="store_true", help="remove a stage's input once nothing reads it")
     ap.add_argument("--clean", action="store_true", help="remove each size's corpus and data folder at the end")
+    ap.add_argument("--project", type=float, default=None, metavar="GB",
+                    help="then the hours for GB of text on 2, 16, 64 cores, from WORK/results.jsonl")
     args = ap.parse_args()
     lang = args.lang or args.words_from.name.split("wiki")[0]
     executor = "dask" if args.scheduler else "local"
@@ -135,13 +141,15 @@ def main() -> None:
     print("| text GB | stage | input MB | wall s | MB/s a core | CPU s: stage process / all "
           "| peak RSS largest process MB | peak RSS all processes MB | load 1-min start → end |")
     print("|---:|---|---:|---:|---:|---|---:|---:|---|")
-    for gb in args.gb:
+    for gb in args.gb if args.stages else ():
         corpus_dir = corpus(args.work, gb, args.words_from, args.seed, args.workers)
         data = args.work / f"{gb:g}gb-{executor}"
         top = [sys.executable, "-m", "pipeline", "--data-dir", str(data), "--lang", lang, "--workers",
                str(args.workers), *(["--scheduler", args.scheduler] if args.scheduler else []), "-q"]
         for i, name in enumerate(args.stages):
             r = run_stage(name, data / lang, corpus_dir, top, args.workers)
+            with open(args.work / "results.jsonl", "a") as fh:   # every run's figures, for --project
+                fh.write(json.dumps({**r, "gb": gb, "executor": executor, "workers": args.workers}) + "\n")
             print(f"| {gb:g} | {name} | {r['mb']:,.0f} | {r['wall']:.0f} | {r['rate']:.2f} "
                   f"| {r['client_cpu']:.0f} / {r['cpu']:.0f} | {r['largest']:.0f} | {r['all']:.0f} | {r['load']} |",
                   flush=True)
@@ -151,6 +159,42 @@ def main() -> None:
         if args.clean:
             shutil.rmtree(corpus_dir)
             shutil.rmtree(data)
+    if args.project:
+        projection(args.work / "results.jsonl", args.project)
+
+
+def projection(results: Path, gb: float) -> None:
+    """Hours for `gb` GB of text on 2, 16 and 64 cores, from each stage's largest local run in
+    `results`: its stage process's CPU seconds a MB run on one core (shard's plan and writing
+    pass, dedup's ordered pass, vocab's reading of the sample), the rest's spread over the
+    cores; vocab's sentencepiece training is its seconds at that run (it trains on a sample of
+    1M sentences, whatever the corpus). Assumes cores like this machine's, CPU-bound stages
+    (a disk that keeps up) and text that costs what this text costs."""
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    best = {}
+    for r in rows:
+        if r["executor"] == "local" and r["gb"] >= best.get(r["stage"], {}).get("gb", 0):
+            best[r["stage"]] = r
+    print(f"\nprojection for {gb:g} GB of text (per stage from its largest local run: serial = the stage "
+          "process's CPU s/MB, parallel = the other processes' CPU s/MB / cores)")
+    print("| stage | measured at GB | serial ms/MB | parallel ms/MB | 2 cores | 16 cores | 64 cores |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    totals = [0.0, 0.0, 0.0]
+    for name in STAGES:
+        if name not in best:
+            continue
+        r = best[name]
+        serial, parallel = r["client_cpu"] / r["mb"], (r["cpu"] - r["client_cpu"]) / r["mb"]
+        fixed = r["client_cpu"] if name == "vocab" else 0.0     # the sample is capped: a constant
+        secs = [fixed + (0 if fixed else serial) * gb * 1000 + parallel * gb * 1000 / n for n in (2, 16, 64)]
+        totals = [t + x for t, x in zip(totals, secs)]
+        print(f"| {name} | {r['gb']:g} | {serial * 1000:.0f}{' (fixed)' if fixed else ''} | {parallel * 1000:.0f} | "
+              + " | ".join(hours(x) for x in secs) + " |")
+    print("| all | | | | " + " | ".join(hours(x) for x in totals) + " |")
+
+
+def hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
 
 
 if __name__ == "__main__":
