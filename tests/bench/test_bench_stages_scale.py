@@ -85,7 +85,8 @@ def test_bench_runs_every_stage_on_a_small_corpus(tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     rows = [line.split(" | ") for line in res.stdout.splitlines() if line.startswith("| 0.002 |")]
     assert [r[1] for r in rows] == ["ingest", "dedup", "split", "filter", "shard", "vocab", "encode"]
-    assert all(float(r[2].replace(",", "")) > 1 and float(r[6]) > 0 for r in rows), res.stdout   # input MB, peak MB (0.2 s samples)
+    # input MB, and a peak RSS (a stage shorter than a 0.2 s sample may show only its start)
+    assert all(float(r[2].replace(",", "")) > 1 and float(r[6]) > 0 for r in rows), res.stdout
     assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 7
     assert "| encode | 0.002 |" in res.stdout and "| all | | | |" in res.stdout      # the projection
     assert list((tmp_path / "0.002gb-local/hu").glob("hdf5_*/hu*/*.hdf5"))
