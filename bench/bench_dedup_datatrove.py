@@ -99,7 +99,8 @@ def main() -> None:
     if args.inner:
         run_datatrove(*args.inner, args.workers, args.ngrams, args.buckets, args.hashes)
         return
-    from bench_dedup_scale import found, load, sampled
+    from bench_dedup_scale import found
+    from process_tree import load, sampled
 
     print(f"`{' '.join(['python', 'bench/bench_dedup_datatrove.py', *sys.argv[1:]])}`\n")
     print("| documents | wall s | peak RSS largest process MB | peak RSS all processes MB | exact copies found "

@@ -33,12 +33,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from process_tree import load, sampled  # noqa: E402
 from synthetic_web import EXACT, NEAR, NEW, PLATES, write_web_corpus  # noqa: E402
 
 from pipeline.text.near_dups import normalised_words, text_hash  # noqa: E402
@@ -71,33 +71,6 @@ def step_ends(seen: dict[str, float], wall: float) -> dict[str, float]:
     decide = seen.get("decide.json", min(writes, default=wall))
     ends = {"hash": last["hash_"] or 0.0, "buckets": last["bucket_"], "decide": decide, "write": wall}
     return {k: v for k, v in ends.items() if v is not None}
-
-
-def peak_rss_mb(pid: int) -> float:
-    """The process's own peak resident memory (VmHWM: no peak between two samples is missed)."""
-    with open(f"/proc/{pid}/status") as fh:
-        return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM")) / 1e3
-
-
-def sampled(proc: subprocess.Popen, tick=None) -> tuple[list[tuple[float, float, float]], float]:
-    """([(seconds, RSS MB of the largest process, of all of them)] every 0.2 s, the largest
-    process's own peak RSS MB) of `proc` and its children until it ends; `tick(seconds)` after
-    each sample."""
-    root, started, samples, peak = psutil.Process(proc.pid), time.time(), [], 0.0
-    while proc.poll() is None:
-        rss = []
-        for p in [root, *root.children(recursive=True)]:
-            try:
-                rss.append(p.memory_info().rss / 1e6)
-                peak = max(peak, rss[-1], peak_rss_mb(p.pid))
-            except (psutil.Error, OSError, StopIteration):   # it ended in between
-                pass
-        now = time.time() - started
-        samples.append((now, max(rss, default=0.0), sum(rss)))
-        if tick:
-            tick(now)
-        time.sleep(0.2)
-    return samples or [(0.0, 0.0, 0.0)], peak
 
 
 def measured(cmd: list[str], env: dict, out: Path) -> dict:
@@ -144,10 +117,6 @@ def found(out: Path, truth: dict) -> dict:
             "near": float(np.mean(count(title[kind == NEAR]) == 0)),
             "plates": float(np.mean(count(title[kind == PLATES]) == 0)),
             "new_lost": int(np.sum(count(title[kind == NEW]) == 0))}
-
-
-def load() -> str:
-    return f"{os.getloadavg()[0]:.1f}"
 
 
 def main() -> None:

@@ -11,9 +11,17 @@ Zipf vocabulary of 30,000 made-up words of its script, to 1.0-2.0 KB of words. D
 function of (seed, i) and a copy regenerates its original from the original's number, so the
 files are written in parallel, each document once.
 
+One language instead (`words`, bench/bench_stages_scale.py): the documents are prose of one
+language's real words (the most frequent 30,000 of a dump's articles, drawn by Zipf's law):
+sentences of 5-24 words, the first capitalised, commas inside and a full stop at the end, where
+they fall following from the words themselves (a near copy keeps its original's punctuation
+where its words are the same); the copies and boilerplate as above.
+
 Usage:
     truth = write_web_corpus(folder, documents=200_000, seed=0, workers=2)   # folder/web_NNNN.txt
+    truth = write_web_corpus(folder, 200_000, words=dump_words(dump, tmp))   # one language's prose
     python bench/synthetic_web.py /tmp/web --documents 200000                # the same from a shell
+    python bench/synthetic_web.py /tmp/web --documents 200000 --words-from ../shared/data/ukwiki.xml.xz
 
 `truth` (also folder/truth.npz): kind (NEW, EXACT, NEAR, PLATES) and original of each document,
 and the key of each title's normalised words (pipeline.text.near_dups.text_hash).
@@ -23,6 +31,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -44,23 +53,58 @@ DOCS_A_FILE = 50_000
 
 
 class Language:
-    """A script's made-up vocabulary (Zipf-distributed) and its boilerplate paragraphs."""
+    """A script's made-up vocabulary (Zipf-distributed) and its boilerplate paragraphs; or, given
+    `words` (most frequent first), one real language's, written as sentences."""
 
-    def __init__(self, alphabet: str, seed: int, index: int):
+    def __init__(self, alphabet: str, seed: int, index: int, words: list[str] | None = None):
         rnd = np.random.default_rng([seed, 10_000 + index])
-        letters = np.array(list(alphabet))
-        lengths = rnd.integers(3, 10, VOCAB)
-        self.words = ["".join(letters[rnd.integers(0, len(letters), n)]) for n in lengths.tolist()]
+        if words is None:
+            letters = np.array(list(alphabet))
+            lengths = rnd.integers(3, 10, VOCAB)
+            self.words = ["".join(letters[rnd.integers(0, len(letters), n)]) for n in lengths.tolist()]
+        else:
+            self.words = list(words[:VOCAB])
+        self.prose, self.size = words is not None, len(self.words)
         self.bytes = np.array([len(w.encode()) + 1 for w in self.words])
-        weights = 1.0 / np.arange(1, VOCAB + 1)
+        weights = 1.0 / np.arange(1, self.size + 1)
         self.cdf = np.cumsum(weights) / weights.sum()
         self.plates = [self.text(self.draw(rnd, 14)) for _ in range(PLATES_A_SCRIPT)]
 
     def draw(self, rnd, n: int) -> np.ndarray:
-        return np.minimum(np.searchsorted(self.cdf, rnd.random(n)), VOCAB - 1)
+        return np.minimum(np.searchsorted(self.cdf, rnd.random(n)), self.size - 1)
+
+    def title(self, ids) -> str:
+        return " ".join([self.words[i] for i in ids])
 
     def text(self, ids) -> str:
-        return " ".join([self.words[i] for i in ids])
+        if not self.prose:
+            return self.title(ids)
+        out, length = [], 0
+        for j, i in enumerate(np.asarray(ids).tolist()):
+            word, length = self.words[i], length + 1
+            if length == 1:
+                word = word[:1].upper() + word[1:]
+            mark = ((i + 1) * 2654435761 + j * 40503) % 91    # the word and its place decide
+            if j == len(ids) - 1 or length >= 24 or (length >= 5 and mark < 13):
+                word, length = word + ".", 0
+            elif mark < 20:
+                word += ","
+            out.append(word)
+        return " ".join(out)
+
+
+def dump_words(dump: Path, workdir: Path) -> list[str]:
+    """The words of `dump`'s articles (letters only, by Unicode category), most frequent first."""
+    from collections import Counter
+
+    from tests.helpers.web_corpus import sample_documents
+
+    counts = Counter(w for d in sample_documents(workdir, dump) for p in d for w in p.split() if w.isalpha())
+    total, form = Counter(), {}
+    for w, n in counts.most_common():   # "У" is "у" at a sentence's start: a word, its usual form
+        total[w.lower()] += n
+        form.setdefault(w.lower(), w)
+    return [form[w] for w, _n in total.most_common()]
 
 
 def plan(documents: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -81,7 +125,7 @@ def _words(languages: list[Language], seed: int, i: int) -> tuple[int, list[np.n
     rnd = np.random.default_rng([seed, 2, i])
     script = int(rnd.integers(len(languages)))
     lang = languages[script]
-    title = np.minimum(rnd.integers(50, VOCAB, 3), VOCAB - 1)   # rarer words: titles stay distinct
+    title = np.minimum(rnd.integers(50, lang.size, 3), lang.size - 1)   # rarer words: titles stay distinct
     paras, size, target = [title], 0, int(rnd.integers(1000, 2000))
     while size < target:
         ids = lang.draw(rnd, int(rnd.integers(20, 60)))
@@ -96,7 +140,8 @@ def document(languages: list[Language], seed: int, i: int, kind: int, original: 
     if kind == PLATES:
         rnd = np.random.default_rng([seed, 3, i])
         lang = languages[int(rnd.integers(len(languages)))]
-        return [lang.text(rnd.integers(50, VOCAB, 3)), *[lang.plates[k] for k in rnd.integers(0, PLATES_A_SCRIPT, 2)]]
+        title = lang.title(rnd.integers(50, lang.size, 3))
+        return [title, *[lang.plates[k] for k in rnd.integers(0, PLATES_A_SCRIPT, 2)]]
     script, paras, plate = _words(languages, seed, original if kind in (EXACT, NEAR) else i)
     lang = languages[script]
     if kind == NEAR:
@@ -104,17 +149,18 @@ def document(languages: list[Language], seed: int, i: int, kind: int, original: 
         flat = np.concatenate(paras)
         spots = rnd.choice(len(flat), max(1, round(CHANGED * len(flat))), replace=False)
         flat[spots] = lang.draw(rnd, len(spots))
-        flat[0] = (flat[0] + 1 + rnd.integers(VOCAB - 1)) % VOCAB        # the title differs
+        flat[0] = (flat[0] + 1 + rnd.integers(lang.size - 1)) % lang.size        # the title differs
         paras = np.split(flat, np.cumsum([len(p) for p in paras])[:-1])
-    out = [lang.text(p) for p in paras]
+    out = [lang.title(paras[0]), *[lang.text(p) for p in paras[1:]]]
     if plate is not None:
         out.append(lang.plates[plate])
     return out
 
 
 def _write_file(job: tuple) -> list[int]:
-    path, seed, lo, hi, kinds, originals = job
-    languages = [Language(a, seed, k) for k, a in enumerate(ALPHABETS)]
+    path, seed, lo, hi, kinds, originals, words = job
+    languages = ([Language(a, seed, k) for k, a in enumerate(ALPHABETS)] if words is None
+                 else [Language("", seed, 0, words)])
     keys, chunks = [], []
     for i, kind, original in zip(range(lo, hi), kinds.tolist(), originals.tolist()):
         doc = document(languages, seed, i, kind, original)
@@ -124,13 +170,15 @@ def _write_file(job: tuple) -> list[int]:
     return keys
 
 
-def write_web_corpus(folder: Path, documents: int, seed: int = 0, workers: int = 2) -> dict:
+def write_web_corpus(folder: Path, documents: int, seed: int = 0, workers: int = 2,
+                     words: list[str] | None = None) -> dict:
     """Write the corpus as folder/web_NNNN.txt (a paragraph a line, a blank line between
-    documents) and folder/truth.npz; return the truth (see the module docstring)."""
+    documents) and folder/truth.npz; return the truth (see the module docstring). `words`: one
+    language's (dump_words), else eight scripts' made-up ones."""
     folder.mkdir(parents=True, exist_ok=True)
     kinds, original = plan(documents, seed)
     jobs = [(folder / f"web_{k:04d}.txt", seed, lo, min(documents, lo + DOCS_A_FILE), kinds[lo:lo + DOCS_A_FILE],
-             original[lo:lo + DOCS_A_FILE]) for k, lo in enumerate(range(0, documents, DOCS_A_FILE))]
+             original[lo:lo + DOCS_A_FILE], words) for k, lo in enumerate(range(0, documents, DOCS_A_FILE))]
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         keys = [k for part in pool.imap(_write_file, jobs) for k in part]
     truth = {"kind": kinds, "original": original, "title_key": np.asarray(keys, dtype=np.uint64)}
@@ -144,8 +192,11 @@ def main() -> None:
     ap.add_argument("--documents", type=int, default=200_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--words-from", type=Path, help="a dump: one language's prose of its words")
     args = ap.parse_args()
-    truth = write_web_corpus(args.folder, args.documents, args.seed, args.workers)
+    with tempfile.TemporaryDirectory() as tmp:
+        words = dump_words(args.words_from, Path(tmp)) if args.words_from else None
+    truth = write_web_corpus(args.folder, args.documents, args.seed, args.workers, words)
     counts = np.bincount(truth["kind"], minlength=4)
     size = sum(p.stat().st_size for p in args.folder.glob("web_*.txt"))
     print(f"{args.documents:,} documents, {size / 1e6:,.0f} MB in {args.folder}: {counts[EXACT]:,} exact and "

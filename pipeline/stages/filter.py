@@ -27,6 +27,7 @@ Usage:
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 from collections import Counter
@@ -54,7 +55,7 @@ from pipeline.text.doc_rules import (
     learn_alphabet,
     letter_counts,
 )
-from pipeline.text.documents import documents, format_documents, read_utf8
+from pipeline.text.documents import PIECE_CHARS, read_documents, read_pieces
 from pipeline.text.language_settings import word_segmenter as language_segmenter
 from pipeline.text.versions import library_versions, stage_rules
 from vocab.core.segmenters import CHOICES as SEGMENTER_CHOICES
@@ -70,10 +71,21 @@ def scan_task(job: tuple[int, Path], work: Path | None, partitions: int, letters
     """First pass over one file: its line hashes for the repeat search (when `work` is given),
     its letter counts for a learned alphabet (when `letters`)."""
     index, path = job
-    text = read_utf8(path)
+    counts, read = Counter(), []
+
+    def pieces():   # the file a piece at a time: memory of a piece, whatever the file's size
+        read.append(True)
+        for piece in read_pieces(path, PIECE_CHARS):
+            if letters:
+                counts.update(letter_counts(piece))
+            yield piece
+
     if work is not None:
-        repeats.scan_file(text, index, work, partitions)
-    return letter_counts(text) if letters else None
+        repeats.scan_file(pieces(), index, work, partitions)
+    if letters and not read:   # no repeat scan, or it was done before this run
+        for _piece in pieces():
+            pass
+    return counts if letters else None
 
 
 def _segment_words(name: str | None):
@@ -101,57 +113,79 @@ def filter_file(job: tuple[Path, Path, int], settings: FilterSettings, lang_code
                 repeat_dir: Path | None = None, partitions: int = 1, drop_unbalanced: bool = False,
                 word_segmenter: str | None = None) -> dict:
     """One task: the documents of one sentence file without their repeated (and, with
-    drop_unbalanced, unbalanced) lines, kept (or with invert, rejected) ones written."""
+    drop_unbalanced, unbalanced) lines, kept (or with invert, rejected) ones written; read,
+    judged and written PIECE_CHARS of documents at a time (memory of a piece, not of the file)."""
     src, dst, index = job
     segment = _segment_words(word_segmenter)
     repeated = repeats.repeated_lines(index, repeat_dir, partitions) if repeat_dir is not None else ()
-    kept, dropped, reasons_tsv = [], [], []
     reasons = Counter()
     examples: dict[str, list[str]] = {}
-    n_docs = line_no = repeated_count = unbalanced_count = 0
-    docs, doc_reasons = [], []
-    for doc in documents(read_utf8(src)):
-        n_docs += 1
-        if repeated:
-            own = [line for j, line in enumerate(doc, line_no) if j not in repeated]
-            repeated_count += len(doc) - len(own)
-            line_no += len(doc)
-            doc = own
-        if drop_unbalanced:
-            own = [line for line in doc if not unbalanced(line)]
-            unbalanced_count += len(doc) - len(own)
-            doc = own
-        docs.append(doc)
-        doc_reasons.append(first_failure(_doc_stats(doc, settings, segment, src), settings) if doc
-                           else "too_few_sentences")
+    n = Counter()
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(atomic_open(dst, "wb"))
+        tsv = stack.enter_context(atomic_open(reasons_file(dst))) if invert else None   # in place first
+        for batch in _batches(read_documents(src), PIECE_CHARS):
+            docs, doc_reasons = [], []
+            for doc in batch:
+                if repeated:
+                    own = [line for j, line in enumerate(doc, n["lines"]) if j not in repeated]
+                    n["repeated_lines"] += len(doc) - len(own)
+                    n["lines"] += len(doc)
+                    doc = own
+                if drop_unbalanced:
+                    own = [line for line in doc if not unbalanced(line)]
+                    n["unbalanced_lines"] += len(doc) - len(own)
+                    doc = own
+                docs.append(doc)
+                doc_reasons.append(first_failure(_doc_stats(doc, settings, segment, src), settings) if doc
+                                   else "too_few_sentences")
+            _check_language(docs, doc_reasons, settings, lang_codes)
+            for doc, reason in zip(docs, doc_reasons):
+                n["documents"] += 1
+                if reason is not None:
+                    reasons[reason] += 1
+                    if tsv:
+                        tsv.write(f"{n['documents'] - 1}\t{reason}\t{doc[0][:100] if doc else ''}\n")
+                    if doc and len(examples.setdefault(reason, [])) < EXAMPLES_PER_REASON:
+                        examples[reason].append(" / ".join(doc[:2])[:300])
+                n["kept" if reason is None else "rejected"] += 1
+                if (reason is None) != invert:   # written: format_documents' bytes, a document at a time
+                    n["sentences"] += len(doc)
+                    if doc:
+                        data = (b"\n\n" if n["output_bytes"] else b"") + "\n".join(doc).encode("utf-8")
+                        out.write(data)
+                        n["output_bytes"] += len(data)
+        if n["output_bytes"]:
+            out.write(b"\n")
+            n["output_bytes"] += 1
+    return {**{k: n[k] for k in ("documents", "kept", "rejected", "sentences", "repeated_lines",
+                                 "unbalanced_lines")},
+            "reasons": dict(reasons), "examples": examples, "input_bytes": src.stat().st_size,
+            "output_bytes": n["output_bytes"]}
+
+
+def _batches(docs, chars: int):
+    """Lists of documents of about `chars` characters each."""
+    batch, size = [], 0
+    for doc in docs:
+        batch.append(doc)
+        size += sum(map(len, doc))
+        if size >= chars:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _check_language(docs, doc_reasons: list, settings: FilterSettings, lang_codes) -> None:
+    """langdetect on the documents the rules kept, many at a time (the same numbers): "language"
+    where the language's share is under settings.min_lang_prob."""
     if lang_codes and settings.min_lang_prob > 0:
-        # langdetect on the documents the rules kept, many at a time (the same numbers)
         ask = [i for i, r in enumerate(doc_reasons) if r is None]
         probs = language_id.language_probs([" ".join(docs[i]) for i in ask], lang_codes)
         for i, prob in zip(ask, probs):
             if prob is not None and prob < settings.min_lang_prob:
                 doc_reasons[i] = "language"
-    for i, (doc, reason) in enumerate(zip(docs, doc_reasons)):
-        if reason is None:
-            kept.append(doc)
-        else:
-            reasons[reason] += 1
-            dropped.append(doc)
-            reasons_tsv.append(f"{i}\t{reason}\t{doc[0][:100] if doc else ''}\n")
-            if doc and len(examples.setdefault(reason, [])) < EXAMPLES_PER_REASON:
-                examples[reason].append(" / ".join(doc[:2])[:300])
-    data = format_documents(dropped if invert else kept).encode("utf-8")
-    if invert:
-        with atomic_open(reasons_file(dst)) as fh:
-            fh.writelines(reasons_tsv)
-    with atomic_open(dst, "wb") as fh:
-        fh.write(data)
-    return {"documents": n_docs, "kept": len(kept), "rejected": len(dropped),
-            "sentences": sum(map(len, dropped if invert else kept)),  # the ones written
-            "reasons": dict(reasons), "examples": examples, "repeated_lines": repeated_count,
-            "unbalanced_lines": unbalanced_count,
-            "input_bytes": src.stat().st_size,
-            "output_bytes": len(data)}
 
 
 def reasons_file(dst: Path) -> Path:

@@ -54,7 +54,7 @@ from pipeline.core.registry import validate_lang
 from pipeline.core.report import progress
 from pipeline.core.runner import StageRun, Task
 from pipeline.core.sources import WIKIPEDIA, parse_weights, source_of
-from pipeline.text.documents import copies_of, doc_hash, documents, is_test, read_utf8
+from pipeline.text.documents import copies_of, doc_hash, is_test, read_documents
 from pipeline.text.documents import doc_bytes as _doc_bytes
 from pipeline.text.held_out import MAX_TEST_SHARE, SMALL_TEST_SHARE, add_test_floor, test_share_cap
 
@@ -79,7 +79,7 @@ def scan_file(path: Path, seed: int, test_fraction: float, candidate_fraction: f
     weight = (weights or {}).get(source_of(path.name), 1.0)
     if weight != 1.0:
         info["copies"] = []
-    for i, doc in enumerate(documents(read_utf8(path))):
+    for i, doc in enumerate(read_documents(path)):
         data = _doc_bytes(doc)
         h = doc_hash(data, seed)
         if weight != 1.0:
@@ -322,7 +322,7 @@ def _write_shards(files: list[Path], scanned: _Scanned, plan: _Plan, train_paths
         for start, path in zip(scanned.starts.tolist(), progress(files, desc="shard: write", unit="file",
                                                                  disable=len(files) <= 1)):
             source = source_of(path.name)
-            for di, doc in enumerate(documents(read_utf8(path))):
+            for di, doc in enumerate(read_documents(path)):
                 g = start + di
                 if held_out[g]:
                     test.add(int(plan.shard_of[g]), _doc_bytes(doc), len(doc), source)

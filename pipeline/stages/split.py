@@ -6,7 +6,8 @@ the rule-based splitter of pipeline/text/sentence_rules.py, with the language fi
 abbreviations and those learned from the first MB of the input (Punkt's statistics,
 pipeline/text/abbreviations.py; listed in the manifest). No sentence ends inside brackets or
 quotes. A paragraph (input line) always ends a sentence. One task per input file, in
-parallel; file names are kept.
+parallel, reading it a few MB of whole documents at a time (memory does not grow with a file:
+ingest's web parts are 64 MB); file names are kept.
 
 Usage:
     pipeline --lang hu split                       # formatted/ -> sentences/
@@ -29,7 +30,7 @@ from pipeline.core.options import force_option
 from pipeline.core.registry import validate_lang
 from pipeline.core.runner import StageRun, Task
 from pipeline.text.abbreviations import learn_abbreviations
-from pipeline.text.documents import read_utf8
+from pipeline.text.documents import PIECE_CHARS, read_pieces
 from pipeline.text.splitting import SPLITTERS, resolve_splitter, split_text
 from pipeline.text.versions import library_versions, stage_rules
 
@@ -37,14 +38,18 @@ ABBREVIATION_SAMPLE_BYTES = 1_000_000  # characters, in fact: enough for an abbr
 
 
 def split_file(job: tuple[Path, Path], lang: str, splitter: str, learned: frozenset = frozenset()) -> dict:
-    """One task: one formatted file into one file of sentences."""
+    """One task: one formatted file into one file of sentences, PIECE_CHARS of whole documents
+    at a time (the same bytes as the file at once: documents are split one by one)."""
     src, dst = job
-    out, n_docs, n_sents = split_text(read_utf8(src), lang, splitter, src.name, learned)
-    data = out.encode("utf-8")
+    n_docs = n_sents = n_bytes = 0
     with atomic_open(dst, "wb") as fh:
-        fh.write(data)
-    return {"documents": n_docs, "sentences": n_sents, "input_bytes": src.stat().st_size,
-            "output_bytes": len(data)}
+        for piece in read_pieces(src, PIECE_CHARS):
+            out, docs, sents = split_text(piece, lang, splitter, src.name, learned)
+            if out:
+                data = (b"\n" if n_docs else b"") + out.encode("utf-8")   # the blank line between documents
+                fh.write(data)
+                n_docs, n_sents, n_bytes = n_docs + docs, n_sents + sents, n_bytes + len(data)
+    return {"documents": n_docs, "sentences": n_sents, "input_bytes": src.stat().st_size, "output_bytes": n_bytes}
 
 
 def split(data_dir="data", lang="hu", workers=None, input=None, output=None, force=False,
@@ -80,7 +85,7 @@ def learn_from_sample(files: list[Path]) -> frozenset[str]:
     for path in files:
         if size >= ABBREVIATION_SAMPLE_BYTES:
             break
-        text = read_utf8(path)[:ABBREVIATION_SAMPLE_BYTES - size]
+        text = next(read_pieces(path, ABBREVIATION_SAMPLE_BYTES - size), "")[:ABBREVIATION_SAMPLE_BYTES - size]
         sample.append(text)
         size += len(text)
     return learn_abbreviations("\n".join(sample))

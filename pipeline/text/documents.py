@@ -40,6 +40,25 @@ def read_documents(path: str | Path) -> Iterator[list[str]]:
     return _documents(_utf8_lines(path))
 
 
+PIECE_CHARS = 2_000_000   # a task's text at a time (read_pieces): its memory, about 60 MB, whatever the file's
+
+
+def read_pieces(path: str | Path, chars: int) -> Iterator[str]:
+    """read_utf8(path) in pieces of whole documents, each cut at the first blank line after
+    `chars` characters: memory of a piece, not of the file (a web part is 64 MB)."""
+    piece: list[str] = []
+    length = 0
+    for line in _utf8_lines(path):
+        line = line.replace("\r\n", "\n")
+        piece.append(line)
+        length += len(line)
+        if length >= chars and not line.strip():
+            yield "".join(piece)
+            piece, length = [], 0
+    if piece:
+        yield "".join(piece)
+
+
 def _utf8_lines(path: str | Path) -> Iterator[str]:
     offset = 0
     with open(path, "rb") as fh:

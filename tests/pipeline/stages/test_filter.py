@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,8 @@ from pipeline.stages.split import split
 from pipeline.text.doc_rules import FilterSettings
 from pipeline.text.documents import documents
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "formatted_hu"
+ROOT = Path(__file__).resolve().parents[3]
+FIXTURES = ROOT / "tests" / "fixtures" / "formatted_hu"
 
 
 @pytest.fixture(scope="module")
@@ -269,3 +272,50 @@ def test_unbalanced_lines_go_when_asked_and_the_cli_switch_reaches_them(tmp_path
     text = (tmp_path / "b" / "in.txt").read_text(encoding="utf-8")
     assert broken not in text and labels in text
     assert json.loads((tmp_path / "b" / "rejections.json").read_text())["unbalanced_lines"] == 1
+
+
+# -- memory: a task reads, judges and writes a piece of its file at a time -----------------------
+
+def one_big_file(hu_sentences: Path, folder: Path, copies: int) -> Path:
+    """The fixture's sentence files as one file, `copies` times (the copies' lines are repeats)."""
+    folder.mkdir()
+    text = "\n\n".join(p.read_text(encoding="utf-8").strip("\n") for p in sorted(hu_sentences.glob("*.txt")))
+    (folder / "big.txt").write_text("\ufeff" + "\n\n".join([text] * copies) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("invert", [False, True])
+def test_a_file_filtered_in_pieces_gives_the_bytes_of_the_whole_file(hu_sentences, tmp_path, monkeypatch, invert):
+    from pipeline.stages import filter as filtering
+    from pipeline.text import documents as docs_module
+
+    src = one_big_file(hu_sentences, tmp_path / "in", copies=3)
+    outs = {}
+    for chars in (10**9, 200):           # the whole file at once; a piece of a document or two
+        monkeypatch.setattr(filtering, "PIECE_CHARS", chars)
+        monkeypatch.setattr(docs_module, "PIECE_CHARS", chars)
+        out = tmp_path / f"out{chars}"
+        summary = filter_documents(data_dir=tmp_path, lang="hu", workers=1, input=src, output=out, invert=invert)
+        outs[chars] = ({p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.suffix in (".txt", ".tsv")},
+                       {k: summary[k] for k in ("documents", "kept", "sentences", "repeated_lines", "rejections")})
+    assert outs[200] == outs[10**9]
+    assert outs[200][1]["documents"] == 24 and outs[200][1]["repeated_lines"] > 50
+
+
+def test_filtering_a_large_file_takes_the_memory_of_a_piece_not_of_the_file(hu_sentences, tmp_path):
+    """A web part is 64 MB; its task used to hold every document of it, many times over."""
+    src = one_big_file(hu_sentences, tmp_path / "in", copies=1)
+    text = (src / "big.txt").read_text(encoding="utf-8").lstrip("\ufeff")
+    with open(src / "big.txt", "w", encoding="utf-8") as fh:
+        for i in range(1_000_000):
+            if fh.tell() > 40_000_000:
+                break
+            fh.write(text.replace("\n\n", f" {i}\n\n") + "\n")     # no line repeats another
+    code = ("import resource; from pipeline.stages.filter import filter_documents; "
+            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
+            f"s = filter_documents(lang='hu', workers=1, input={str(src)!r}, output={str(tmp_path / 'out')!r}); "
+            "print(s['kept'], (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1e3)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    kept, grown_mb = res.stdout.split()[-2:]
+    assert int(kept) > 10_000
+    assert float(grown_mb) < 200, f"filter of a 40 MB file grew by {float(grown_mb):.0f} MB"

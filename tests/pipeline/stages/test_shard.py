@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -221,3 +223,24 @@ def test_a_small_corpus_holds_out_enough_for_the_probe(tmp_path):
     assert held_out.test_share_cap(801, 2500) == held_out.test_share_cap(30_000, 2500) == sharding.MAX_TEST_SHARE
     assert held_out.test_share_cap(18_048, 2500) == held_out.SMALL_TEST_SHARE   # uk's dump
     assert held_out.test_share_cap(18_048, 500) == sharding.MAX_TEST_SHARE      # a floor of 500: 10% holds it
+
+
+def test_sharding_a_large_file_takes_the_memory_of_a_document_not_of_the_file(tmp_path):
+    """Both passes read a file a line at a time: a 64 MB web part was held whole, several times over."""
+    src = tmp_path / "in"
+    src.mkdir()
+    with open(src / "web__big.txt", "w", encoding="utf-8") as fh:
+        for i in range(1_000_000):
+            if fh.tell() > 40_000_000:
+                break
+            fh.write(f"Документ {i} починається реченням про щось.\n" + "Ще одне речення тексту, досить довге. " * 20
+                     + "\n\n")
+    code = ("import resource; from pipeline.stages.shard import shard; "
+            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
+            f"s = shard(lang='uk', workers=1, input={str(src)!r}, output={str(tmp_path / 'out')!r}); "
+            "print(s['documents'], (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1e3)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[3])
+    docs, grown_mb = res.stdout.split()[-2:]
+    assert int(docs) > 25_000
+    assert float(grown_mb) < 40, f"shard of a 40 MB file grew by {float(grown_mb):.0f} MB"

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,8 @@ from pipeline.cli import cli
 from pipeline.stages import split as splitting
 from pipeline.stages.split import split
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "formatted_hu"
+ROOT = Path(__file__).resolve().parents[3]
+FIXTURES = ROOT / "tests" / "fixtures" / "formatted_hu"
 
 
 @pytest.fixture
@@ -120,3 +123,36 @@ def test_empty_input_file_gives_empty_output(tmp_path):
     (src / "empty.txt").write_text("\n\n", encoding="utf-8")
     summary = split(lang="vi", workers=1, input=src, output=tmp_path / "out")
     assert summary["documents"] == 0 and (tmp_path / "out" / "empty.txt").read_bytes() == b""
+
+
+# -- memory: a task reads its file a piece of whole documents at a time -------------------------
+
+@pytest.mark.parametrize("lang,splitter", [("hu", "quntoken"), ("uk", "rules")])
+def test_a_file_split_in_pieces_gives_the_bytes_of_the_whole_file(tmp_path, monkeypatch, lang, splitter):
+    text = "\ufeff" + "\n\n".join(p.read_text(encoding="utf-8").strip("\n") for p in sorted(FIXTURES.glob("*.txt")))
+    src = tmp_path / "in.txt"
+    src.write_bytes((text.replace("\n", "\r\n", 40) + "\n \n\n").encode("utf-8"))   # BOM, CRLF, blank tail
+    whole, docs, sents = splitting.split_text(text.lstrip("\ufeff").replace("\r\n", "\n") + "\n \n\n", lang,
+                                              splitter)
+    monkeypatch.setattr(splitting, "PIECE_CHARS", 300)                  # many pieces
+    info = splitting.split_file((src, tmp_path / "out.txt"), lang, splitter)
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == whole
+    assert (info["documents"], info["sentences"], info["output_bytes"]) == (docs, sents, len(whole.encode()))
+    assert docs > 3
+
+
+def test_splitting_a_large_file_takes_the_memory_of_a_piece_not_of_the_file(tmp_path):
+    """A web part is 64 MB; its task used to hold it whole, several times over (~10x its size)."""
+    para = (FIXTURES / "AA_wiki_00.txt").read_text(encoding="utf-8").strip("\n")
+    src = tmp_path / "big.txt"
+    with open(src, "w", encoding="utf-8") as fh:
+        while fh.tell() < 48_000_000:
+            fh.write(para + "\n\n")
+    code = ("import resource, sys; from pathlib import Path; from pipeline.stages import split as s; "
+            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
+            f"s.split_file((Path({str(src)!r}), Path({str(tmp_path / 'out.txt')!r})), 'uk', 'rules'); "
+            "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1e3)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    grown_mb = float(res.stdout.split()[-1])
+    assert grown_mb < 150, f"split of a 48 MB file grew by {grown_mb:.0f} MB"
+    assert (tmp_path / "out.txt").stat().st_size > 45_000_000
