@@ -116,6 +116,8 @@ def dedup(data_dir="data", lang="hu", workers=None, output=None, force=False, wi
     options = {"threshold": threshold, "num_perm": num_perm, "min_paragraph_chars": min_paragraph_chars,
                "sources": sorted({s for s, _ in inputs})}
     input_bytes = sum(f.stat().st_size for _, f in inputs)
+    # datasketch is imported here, before the stage writes anything: a disk failing later names a file of ours
+    bands, rows = lsh_bands(threshold, num_perm)
     # the output (at most the input) and the work folder's fingerprints (about the input's size)
     run = StageRun("dedup", out, options, fingerprint_inputs(sorted({f.parent for _, f in inputs})),
                    force=force, workers=workers, expected_bytes=2 * input_bytes)
@@ -123,7 +125,6 @@ def dedup(data_dir="data", lang="hu", workers=None, output=None, force=False, wi
         return run.skip()
     names = [source_file_name(s, f.name) for s, f in inputs]
     stems = [str(run.work_dir / n) for n in names]
-    bands, rows = lsh_bands(threshold, num_perm)
     hasher = functools.partial(fingerprint_file, num_perm=num_perm, min_chars=min_paragraph_chars,
                                bands=bands, rows=rows)
     tasks = [Task(f"hash_{n}", (f, stem), outputs=outputs(stem)) for n, (_s, f), stem in zip(names, inputs, stems)]

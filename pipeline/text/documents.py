@@ -62,13 +62,18 @@ def read_pieces(path: str | Path, chars: int) -> Iterator[str]:
 def _utf8_lines(path: str | Path) -> Iterator[str]:
     offset = 0
     with open(path, "rb") as fh:
-        for raw in fh:
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise _not_utf8(path, raw[exc.start], offset + exc.start) from None
-            yield line[1:] if offset == 0 and line.startswith("\ufeff") else line
-            offset += len(raw)
+        try:
+            for raw in fh:
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise _not_utf8(path, raw[exc.start], offset + exc.start) from None
+                yield line[1:] if offset == 0 and line.startswith("\ufeff") else line
+                offset += len(raw)
+        except OSError as exc:   # a read error names no file; read in pieces, it comes while the output is open
+            if exc.filename is None:
+                exc.filename = str(path)
+            raise
 
 
 def documents(text: str) -> Iterator[list[str]]:

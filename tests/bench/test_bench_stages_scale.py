@@ -85,8 +85,10 @@ def test_bench_runs_every_stage_on_a_small_corpus(tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     rows = [line.split(" | ") for line in res.stdout.splitlines() if line.startswith("| 0.002 |")]
     assert [r[1] for r in rows] == ["ingest", "dedup", "split", "filter", "shard", "vocab", "encode"]
-    # input MB, and a peak RSS (a stage shorter than a 0.2 s sample may show only its start)
-    assert all(float(r[2].replace(",", "")) > 1 and float(r[6]) > 0 for r in rows), res.stdout
-    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 7
+    assert all(float(r[2].replace(",", "")) > 1 for r in rows), res.stdout          # input MB
+    results = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert len(results) == 7
+    # a peak RSS for each stage that outlived a sample (0.2 s); one that ends before may show none
+    assert all(r["largest"] > 0 for r in results if r["wall"] > 0.5), res.stdout
     assert "| encode | 0.002 |" in res.stdout and "| all | | | |" in res.stdout      # the projection
     assert list((tmp_path / "0.002gb-local/hu").glob("hdf5_*/hu*/*.hdf5"))
