@@ -24,6 +24,7 @@ open files the largest. `--base REV` runs git revision REV (`git archive`) on th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -38,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))   # run by path: the tests' generator of encode folders
 
 from bench_long_rows import base_code  # noqa: E402  beside this script: git archive of a revision, once
+from process_tree import peak_rss_mb  # noqa: E402
 
 from tests.helpers.many_shards import encoded_folder, hdf5_fds, without_manifest  # noqa: E402
 
@@ -61,17 +63,6 @@ def folders(data: Path, shards: int, languages: int) -> list[Path]:
     return out
 
 
-def peak_rss_mb(pid: int) -> float | None:
-    """The process's own peak RSS (VmHWM) in MiB; None once it is gone."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
 def trainer_argv(code: Path, inputs: list[Path], vocab: Path, model: Path, out: Path, resume: bool) -> list[str]:
     data = ["--input_dir", str(inputs[0])] if len(inputs) == 1 else \
         [a for lang, d in zip(LANGS, inputs) for a in ("--input_dir", f"{lang}={d}")]
@@ -92,7 +83,8 @@ def run_once(argv: list[str], code: Path, out: Path) -> dict:
     first_at, most_open, rss = None, 0, 0.0
     while proc.poll() is None:
         most_open = max(most_open, hdf5_fds(proc.pid))
-        rss = max(rss, peak_rss_mb(proc.pid) or 0.0)
+        with contextlib.suppress(OSError, StopIteration):   # it ended in between
+            rss = max(rss, peak_rss_mb(proc.pid))
         if first_at is None and log.is_file() and len(log.read_text().splitlines()) > seen:
             first_at = time.perf_counter() - t0
         time.sleep(0.02)
