@@ -1,11 +1,13 @@
 """`pipeline shard`: training and test shards of whole documents, balanced by size.
 
-Two streaming passes over the filtered files, never the whole corpus in memory:
-1. per input file (in parallel, resumable): the size of each document and which are held out;
+Two streaming passes over the filtered files, memory bounded whatever the number of documents:
+1. per input file (in parallel, resumable): the size of each document, whether its hash holds it
+   out and its copies, as arrays on disk (pipeline/text/shard_scan.py);
 2. one ordered pass that writes every shard at once. A document is held out for test when a
    seeded hash of its text falls below --test-fraction (so the choice depends on the text and
    the seed only). Shards are balanced by size: largest document first into the smallest
-   shard, planned from pass 1's sizes (one integer per document in memory, never the text).
+   shard, planned from pass 1's arrays and sorted on disk a chunk at a time
+   (pipeline/text/largest_first.py: the memory of 512K documents, about 30 MB, at any size).
    A document is never split; inside a shard documents keep the corpus order. The output is
    the same for any --workers.
    The held-out share has a floor: while the test documents hold fewer than
@@ -33,13 +35,13 @@ Usage:
 """
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
-import heapq
 import logging
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -54,9 +56,11 @@ from pipeline.core.registry import validate_lang
 from pipeline.core.report import progress
 from pipeline.core.runner import StageRun, Task
 from pipeline.core.sources import WIKIPEDIA, parse_weights, source_of
-from pipeline.text.documents import copies_of, doc_hash, is_test, read_documents
 from pipeline.text.documents import doc_bytes as _doc_bytes
-from pipeline.text.held_out import MAX_TEST_SHARE, SMALL_TEST_SHARE, add_test_floor, test_share_cap
+from pipeline.text.documents import read_documents
+from pipeline.text.held_out import MAX_TEST_SHARE, SMALL_TEST_SHARE, floor_additions, test_share_cap
+from pipeline.text.largest_first import LargestFirstPlan, plan_largest_first
+from pipeline.text.shard_scan import read_scan, scan_file, smallest_until
 
 log = logging.getLogger("pipeline")
 
@@ -68,43 +72,6 @@ MIN_TEST_SENTENCES = 2500   # held-out floor: ~1,000 eval instances at seq 512 w
 # share; should they run out before the floor or the cap is reached (small corpora), the
 # files are scanned again with a larger share.
 CANDIDATE_SHARE = 2 * MAX_TEST_SHARE
-
-
-def scan_file(path: Path, seed: int, test_fraction: float, candidate_fraction: float = 0.0,
-              weights: dict | None = None) -> dict:
-    """Pass 1 over one input file: each document's size, the held-out ones, the smallest hash,
-    and (hash, index, sentences) of the documents the held-out floor may add; with a weight
-    other than 1 for the file's source, the training copies of each document."""
-    info = {"sizes": [], "test": [], "candidates": [], "min_hash": None, "min_index": None}
-    weight = (weights or {}).get(source_of(path.name), 1.0)
-    if weight != 1.0:
-        info["copies"] = []
-    for i, doc in enumerate(read_documents(path)):
-        data = _doc_bytes(doc)
-        h = doc_hash(data, seed)
-        if weight != 1.0:
-            info["copies"].append(copies_of(data, seed, weight))
-        info["sizes"].append(len(data) + 2)  # with its newline and the blank line after it
-        if is_test(h, test_fraction):
-            info["test"].append(i)
-        if is_test(h, candidate_fraction):
-            info["candidates"].append((h, i, len(doc)))
-        info["sentences"] = info.get("sentences", 0) + len(doc)
-        if info["min_hash"] is None or h < info["min_hash"]:
-            info["min_hash"], info["min_index"] = h, i
-    return info
-
-
-def assign_largest_first(sizes: np.ndarray, n_shards: int) -> np.ndarray:
-    """Shard of each document: largest first into the smallest shard (ties: earlier document,
-    lower shard index). Needs one size per document, never their text."""
-    shard_of = np.zeros(len(sizes), dtype=np.int32)
-    heap = [(0, i) for i in range(n_shards)]
-    for d in np.lexsort((np.arange(len(sizes)), -sizes)).tolist():
-        total, i = heap[0]
-        shard_of[d] = i
-        heapq.heapreplace(heap, (total + int(sizes[d]), i))
-    return shard_of
 
 
 class _ShardWriter:
@@ -159,10 +126,9 @@ def shard(data_dir="data", lang="hu", workers=None, input=None, output=None, for
         return run.skip()
 
     floor = min_test_sentences if test_fraction > 0 else 0   # the held-out floor (0: none)
-    scanned, sizes = _scan_documents(run, files, seed, test_fraction, weights, floor > 0, io.source)
-    held_out = _choose_held_out(run, files, scanned, seed, test_fraction, floor)
-    plan = _plan_shards(sizes, scanned.copies, held_out, num_shards, test_fraction)
-    del sizes   # pass 2 holds one integer less per document
+    scanned = _scan_documents(run, files, seed, test_fraction, weights, floor, io.source)
+    _choose_held_out(run, files, scanned, seed, test_fraction, floor)
+    plan = _plan_shards(run, scanned, num_shards, test_fraction)
     train_paths = [out_dir / f"{lang}wiki_training_{i}.txt" for i in range(plan.n_train_shards)]
     test_paths = [out_dir / f"{lang}wiki_test_{i}.txt" for i in range(plan.n_test_shards)]
     table = _write_shards(files, scanned, plan, train_paths, test_paths)
@@ -191,144 +157,155 @@ def _check_weights(weights: dict | None, files: list[Path], source: Path) -> dic
 
 @dataclass
 class _Scanned:
-    """Pass 1: what the later steps need of each input file's documents (never their text)."""
+    """Pass 1: each input file's record and arrays (never its text), and the held-out choice."""
 
-    infos: list[dict]     # per file: held-out and candidate documents, the smallest hash
-    counts: list[int]     # documents per file
-    starts: np.ndarray    # the corpus index of each file's first document
-    copies: np.ndarray    # training copies of each document (its source's weight)
+    infos: list[dict]     # per file: documents, sentences, held-out by hash, the smallest hash
+    sidecars: list[Path]  # per file: its documents' sizes, hash-held-out flags, copies (shard_scan.py)
+    starts: list[int]     # the corpus index of each file's first document
+    candidates: list      # the floor's candidates (hash, corpus index, sentences), smallest first
     total: int            # documents
+    extra: dict[int, list[int]] = field(default_factory=dict)   # per file: held out beyond the hash
+
+    def held_out(self, f: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """File f's document sizes, held-out flags and training copies."""
+        sizes, held, copies = read_scan(self.sidecars[f])
+        if f in self.extra:
+            held = held.copy()
+            held[self.extra[f]] = True
+        return sizes, held, np.ones(len(sizes), np.int32) if copies is None else copies
+
+    def add_held_out(self, g: int) -> None:
+        f = bisect.bisect_right(self.starts, g) - 1
+        self.extra.setdefault(f, []).append(g - self.starts[f])
+
+
+def _scan_file_task(job: tuple[Path, Path | None], **settings) -> dict:
+    return scan_file(*job, **settings)
 
 
 def _scan_documents(run: StageRun, files: list[Path], seed: int, test_fraction: float,
-                    weights: dict, floor: bool, source: Path) -> tuple[_Scanned, np.ndarray]:
-    """Pass 1, a resumable task per file: the documents' sizes (apart: pass 2 needs none)."""
-    scan = functools.partial(scan_file, seed=seed, test_fraction=test_fraction,
+                    weights: dict, floor: int, source: Path) -> _Scanned:
+    """Pass 1, a resumable task per file; the floor's candidates merged as the files come in
+    (never more than the floor could take)."""
+    scan = functools.partial(_scan_file_task, seed=seed, test_fraction=test_fraction,
                              candidate_fraction=max(test_fraction, CANDIDATE_SHARE) if floor else 0.0,
-                             weights=weights)
-    tasks = [Task(f"scan_{f.name}", f) for f in files]
-    infos = []
+                             floor=floor, weights=weights)
+    sidecars = [run.work_dir / f"scan_{i:05d}.npz" for i in range(len(files))]
+    tasks = [Task(f"scan_{f.name}", (f, s), outputs=(s,)) for f, s in zip(files, sidecars)]
+    infos, candidates, start = [], [], 0
     for _task, info in run.run_tasks(tasks, scan, desc="shard: scan", unit="file"):
-        info["sizes"] = np.asarray(info["sizes"], dtype=np.int64)  # 8 bytes a document, not ~36
+        candidates = smallest_until(candidates + [(h, start + i, n) for h, i, n in info.pop("candidates")], floor)
         infos.append(info)
-    counts = [len(i["sizes"]) for i in infos]
-    if sum(counts) == 0:
+        start += info["documents"]
+    if start == 0:
         raise StageError(f"{source} holds no documents: check the filter stage's output (--input)")
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    sizes = np.concatenate([i["sizes"] for i in infos])
-    copies = np.concatenate([np.asarray(i.pop("copies", np.ones(len(i["sizes"]))), dtype=np.int64)
-                             for i in infos])
-    for info in infos:
-        del info["sizes"]
-    return _Scanned(infos, counts, starts, copies, len(sizes)), sizes
+    starts = np.concatenate([[0], np.cumsum([i["documents"] for i in infos])[:-1]]).astype(int).tolist()
+    return _Scanned(infos, sidecars, starts, candidates, start)
 
 
 def _choose_held_out(run: StageRun, files: list[Path], scanned: _Scanned, seed: int,
-                     test_fraction: float, floor: int) -> np.ndarray:
-    """The held-out documents: hashes below --test-fraction, then the next-smallest up to
-    `floor` sentences (test_share_cap's share of the documents at most); at least one of every source
-    when any is asked for."""
-    infos, starts, total = scanned.infos, scanned.starts.tolist(), scanned.total
-    held_out = np.zeros(total, dtype=bool)
-    for start, info in zip(starts, infos):
-        held_out[[start + d for d in info["test"]]] = True
+                     test_fraction: float, floor: int) -> None:
+    """Beyond the hashes below --test-fraction: the next-smallest up to `floor` sentences
+    (test_share_cap's share of the documents at most); at least one of every source when any is
+    asked for."""
+    infos, starts, total = scanned.infos, scanned.starts, scanned.total
+    tested = sum(i["test_documents"] for i in infos), sum(i["test_sentences"] for i in infos)
     share = max(test_fraction, CANDIDATE_SHARE)
-    cap = int(test_share_cap(sum(info.get("sentences", 0) for info in infos), floor) * total)
+    cap = int(test_share_cap(sum(info["sentences"] for info in infos), floor) * total)
+    candidates = scanned.candidates
     while floor:
-        candidates = [(h, start + i, n) for start, info in zip(starts, infos)
-                      for h, i, n in info["candidates"]]
-        with_floor = held_out.copy()
-        ran_out = add_test_floor(with_floor, candidates, floor, cap)
+        added, ran_out = floor_additions(*tested, candidates, floor, cap)
         if not ran_out or share >= 1:
-            held_out = with_floor
+            for g in added:
+                scanned.add_held_out(g)
             break
         share = min(1.0, share * 4)   # a small corpus: scan again with more candidates
-        rescan = functools.partial(scan_file, seed=seed, test_fraction=test_fraction,
-                                   candidate_fraction=share)
-        infos = [{**info, "candidates": again["candidates"]}
-                 for info, again in zip(infos, run.map(rescan, files))]
+        rescan = functools.partial(_scan_file_task, seed=seed, test_fraction=test_fraction,
+                                   candidate_fraction=share, floor=floor)
+        candidates = smallest_until([(h, start + i, n) for start, again in zip(starts, run.map(
+            rescan, [(f, None) for f in files])) for h, i, n in again["candidates"]], floor)
     if test_fraction > 0:
-        _hold_out_each_source(held_out, files, scanned)
-    if not held_out.any() and test_fraction > 0 and total >= 2:
+        _hold_out_each_source(files, scanned)
+    if not scanned.extra and not tested[0] and test_fraction > 0 and total >= 2:
         # Hold out the document with the smallest hash, so that a test shard exists.
-        f = min((i for i in range(len(infos)) if scanned.counts[i]), key=lambda i: infos[i]["min_hash"])
-        held_out[starts[f] + infos[f]["min_index"]] = True
-    for info in scanned.infos:
-        info.pop("candidates", None)
-    return held_out
+        f = min((i for i in range(len(infos)) if infos[i]["documents"]), key=lambda i: infos[i]["min_hash"])
+        scanned.add_held_out(starts[f] + infos[f]["min_index"])
 
 
-def _hold_out_each_source(held_out: np.ndarray, files: list[Path], scanned: _Scanned) -> None:
+def _hold_out_each_source(files: list[Path], scanned: _Scanned) -> None:
     """At least one held-out document from every source of two documents or more (a small web
     slice beside a large Wikipedia can draw none by hash): its document with the smallest hash."""
     by_source: dict[str, list[int]] = {}
     for i, path in enumerate(files):
-        if scanned.counts[i]:
+        if scanned.infos[i]["documents"]:
             by_source.setdefault(source_of(path.name), []).append(i)
-    starts = scanned.starts.tolist()
     for source_files in by_source.values():
-        docs = [(starts[i], starts[i] + scanned.counts[i]) for i in source_files]
-        if sum(b - a for a, b in docs) < 2 or any(held_out[a:b].any() for a, b in docs):
+        if (sum(scanned.infos[i]["documents"] for i in source_files) < 2
+                or any(scanned.infos[i]["test_documents"] or i in scanned.extra for i in source_files)):
             continue
         f = min(source_files, key=lambda i: scanned.infos[i]["min_hash"])
-        held_out[starts[f] + scanned.infos[f]["min_index"]] = True
+        scanned.add_held_out(scanned.starts[f] + scanned.infos[f]["min_index"])
 
 
 @dataclass(frozen=True)
 class _Plan:
-    """Where every document goes. A training unit is one copy of a training document."""
+    """Where every document goes, on disk (pipeline/text/largest_first.py). A training unit is
+    one copy of a training document, in corpus order; a test unit a held-out document."""
 
-    held_out: np.ndarray     # per document
-    unit_doc: np.ndarray     # the document of each training unit, in corpus order
-    unit_shard: np.ndarray   # the training shard of each unit
-    first_unit: np.ndarray   # each document's first unit
-    shard_of: np.ndarray     # the test shard of each held-out document
+    train: LargestFirstPlan
+    test: LargestFirstPlan | None
     n_train_shards: int
     n_test_shards: int
 
 
-def _plan_shards(sizes: np.ndarray, copies: np.ndarray, held_out: np.ndarray, num_shards,
-                 test_fraction: float) -> _Plan:
+def _plan_shards(run: StageRun, scanned: _Scanned, num_shards, test_fraction: float) -> _Plan:
     """How many shards of each kind; every document (or copy) largest first into the smallest."""
-    n_test = int(held_out.sum())
-    train_docs = np.flatnonzero(~held_out)
-    unit_doc = np.repeat(train_docs, copies[train_docs])
-    n_train = len(unit_doc)
+    files = range(len(scanned.infos))
+
+    def units(test: bool):
+        for f in files:
+            sizes, held, copies = scanned.held_out(f)
+            yield sizes[held] if test else np.repeat(sizes[~held], copies[~held])
+
+    n_train = n_test = train_bytes = 0
+    for f in files:
+        sizes, held, copies = scanned.held_out(f)
+        n_test += int(held.sum())
+        n_train += int(copies[~held].sum())
+        train_bytes += int((sizes[~held] * copies[~held]).sum())
     if n_train == 0:
         raise StageError(f"--test-fraction {test_fraction} or --weight 0 leaves no training "
                          "document: use a smaller fraction or a weight above 0")
-    wanted = num_shards or max(MIN_AUTO_SHARDS, math.ceil(int(sizes[unit_doc].sum()) / AUTO_SHARD_BYTES))
+    wanted = num_shards or max(MIN_AUTO_SHARDS, math.ceil(train_bytes / AUTO_SHARD_BYTES))
     n_train_shards = min(wanted, n_train)
     if n_train_shards < wanted and num_shards:
         log.warning("shard: only %d training documents, so %d training shards instead of %d",
                     n_train, n_train_shards, wanted)
-    share = max(test_fraction, n_test / len(sizes))
+    share = max(test_fraction, n_test / scanned.total)
     n_test_shards = min(n_test, max(1, round(n_train_shards * share))) if n_test else 0
-    shard_of = np.empty(len(sizes), dtype=np.int32)
-    if n_test:
-        shard_of[held_out] = assign_largest_first(sizes[held_out], n_test_shards)
-    first_unit = np.searchsorted(unit_doc, np.arange(len(sizes)))
-    unit_shard = assign_largest_first(sizes[unit_doc], n_train_shards)
-    return _Plan(held_out, unit_doc, unit_shard, first_unit, shard_of, n_train_shards, n_test_shards)
+    test = plan_largest_first(lambda: units(True), n_test_shards, run.work_dir / "plan_test") if n_test else None
+    train = plan_largest_first(lambda: units(False), n_train_shards, run.work_dir / "plan_training")
+    return _Plan(train, test, n_train_shards, n_test_shards)
 
 
 def _write_shards(files: list[Path], scanned: _Scanned, plan: _Plan, train_paths: list[Path],
                   test_paths: list[Path]) -> list[dict]:
     """Pass 2: one ordered pass writes every shard at once; returns the table of shards."""
-    copies, held_out = scanned.copies, plan.held_out
+    train_shards = plan.train.shards()
+    test_shards = plan.test.shards() if plan.test else iter(())
     with contextlib.ExitStack() as stack:
         train = _ShardWriter(stack, train_paths)
         test = _ShardWriter(stack, test_paths) if test_paths else None
-        for start, path in zip(scanned.starts.tolist(), progress(files, desc="shard: write", unit="file",
-                                                                 disable=len(files) <= 1)):
+        for f, path in enumerate(progress(files, desc="shard: write", unit="file", disable=len(files) <= 1)):
             source = source_of(path.name)
+            _sizes, held, copies = scanned.held_out(f)
+            held, copies = held.tolist(), copies.tolist()
             for di, doc in enumerate(read_documents(path)):
-                g = start + di
-                if held_out[g]:
-                    test.add(int(plan.shard_of[g]), _doc_bytes(doc), len(doc), source)
+                if held[di]:
+                    test.add(next(test_shards), _doc_bytes(doc), len(doc), source)
                     continue
-                for u in range(plan.first_unit[g], plan.first_unit[g] + copies[g]):
-                    train.add(int(plan.unit_shard[u]), _doc_bytes(doc), len(doc), source)
+                for _ in range(copies[di]):
+                    train.add(next(train_shards), _doc_bytes(doc), len(doc), source)
     return train.table("training") + (test.table("test") if test else [])
 
 
@@ -337,7 +314,8 @@ def _summary(table: list[dict], plan: _Plan, scanned: _Scanned, file_sources: li
     """The stage's summary: documents and shards, sentences, bytes, and the counts per source."""
     per_source = {s: {"documents": 0, "training_documents": 0, "test_documents": 0, "training_bytes": 0,
                       "test_bytes": 0, "weight": weights.get(s, 1.0)} for s in dict.fromkeys(file_sources)}
-    for s, n in zip(file_sources, scanned.counts):
+    for s, info in zip(file_sources, scanned.infos):
+        n = info["documents"]
         per_source[s]["documents"] += n
     for row in table:
         for s, n in row["sources"].items():
@@ -345,8 +323,8 @@ def _summary(table: list[dict], plan: _Plan, scanned: _Scanned, file_sources: li
             per_source[s][f"{row['split']}_bytes"] += row["source_bytes"][s]
     train_bytes = [r["bytes"] for r in table if r["split"] == "training"]
     return {
-        "documents": scanned.total, "training_documents": len(plan.unit_doc),
-        "test_documents": int(plan.held_out.sum()),
+        "documents": scanned.total, "training_documents": plan.train.units,
+        "test_documents": plan.test.units if plan.test else 0,
         "training_shards": plan.n_train_shards, "test_shards": plan.n_test_shards,
         "sentences": sum(r["sentences"] for r in table),
         "test_sentences": sum(r["sentences"] for r in table if r["split"] == "test"),

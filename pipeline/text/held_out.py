@@ -3,11 +3,9 @@ which documents join the held-out ones (their seeded hash: the choice depends on
 seed only).
 
     share = test_share_cap(sentences, floor)          # MAX_TEST_SHARE, or SMALL_TEST_SHARE for the probe
-    ran_out = add_test_floor(held_out, candidates, min_sentences, max_docs)
+    added, ran_out = floor_additions(test_documents, test_sentences, candidates, min_sentences, max_docs)
 """
 from __future__ import annotations
-
-import numpy as np
 
 MAX_TEST_SHARE = 0.1        # the floor never holds out more than this share of the documents,
 SMALL_TEST_SHARE = 0.25     # nor than this where the probe needs it: PROBE_HELD_OUT held-out sentences
@@ -26,19 +24,17 @@ def test_share_cap(sentences: int, floor: int) -> float:
     return SMALL_TEST_SHARE if MAX_TEST_SHARE * sentences < need <= SMALL_TEST_SHARE * sentences else MAX_TEST_SHARE
 
 
-def add_test_floor(held_out: np.ndarray, candidates: list[tuple[int, int, int]],
-                   min_sentences: int, max_docs: int) -> bool:
-    """Hold out the candidates (hash, document, sentences) in hash order while the held-out
-    documents have fewer than `min_sentences` sentences and fewer than `max_docs` documents;
-    True if the candidates ran out first."""
-    by_doc = {g: n for _h, g, n in candidates}
-    sentences = sum(by_doc.get(g, 0) for g in np.flatnonzero(held_out).tolist())
-    count = int(held_out.sum())
+def floor_additions(test_documents: int, test_sentences: int, candidates: list[tuple[int, int, int]],
+                    min_sentences: int, max_docs: int) -> tuple[list[int], bool]:
+    """The candidates (hash, document, sentences), none held out yet, that join the
+    `test_documents` held-out documents of `test_sentences` sentences, in hash order, while these
+    hold fewer than `min_sentences` sentences and fewer than `max_docs` documents; and True if
+    the candidates ran out first."""
+    added, sentences, count = [], test_sentences, test_documents
     for _h, g, n in sorted(candidates):
         if sentences >= min_sentences or count >= max_docs:
-            return False
-        if not held_out[g]:
-            held_out[g] = True
-            sentences += n
-            count += 1
-    return sentences < min_sentences and count < max_docs
+            return added, False
+        added.append(g)
+        sentences += n
+        count += 1
+    return added, sentences < min_sentences and count < max_docs

@@ -61,9 +61,9 @@ def test_kill_9_mid_stage_then_rerun_is_byte_identical(clean, tmp_path, stage):
     n_inputs = len([p for p in (clean / upstream).rglob("*") if p.is_file() and p.name != "manifest.json"])
     assert n_inputs >= 3, "the sample should extract into several files"
     # The rename to die at: run.json is the 1st; then (output, marker) per task -> die on the
-    # 2nd task's output. shard: run.json, one scan marker per file, then its shards -> die
-    # between the shard renames.
-    nth = 1 + n_inputs + 3 if stage == "shard" else 4
+    # 2nd task's output. shard: run.json, (the arrays, the marker) of each file's scan, then its
+    # shards -> die between the shard renames.
+    nth = 1 + 2 * n_inputs + 3 if stage == "shard" else 4
     out = tmp_path / own
     cmd = [sys.executable, "-c", KILL_AT_NTH_RENAME, str(nth), "--lang", "hu", "--workers", "1",
            stage, "--input", str(clean / upstream), "--output", str(out), *args]
