@@ -235,15 +235,23 @@ def test_sharding_a_large_file_takes_the_memory_of_a_document_not_of_the_file(tm
                 break
             fh.write(f"Документ {i} починається реченням про щось.\n" + "Ще одне речення тексту, досить довге. " * 20
                      + "\n\n")
-    code = ("import resource; from pipeline.stages.shard import shard; "
+    docs, grown_mb = shard_peak_growth(src, tmp_path / "out")
+    assert docs > 25_000
+    assert grown_mb < 40, f"shard of a 40 MB file grew by {grown_mb:.0f} MB"
+
+
+def shard_peak_growth(src: Path, out: Path, chunk_units: int | None = None) -> tuple[int, float]:
+    """shard in a fresh process (workers=1: pass 1 in it too): its documents, and its peak memory
+    over its start in MB; `chunk_units`: the plan's chunk (pipeline/text/largest_first.py)."""
+    code = ("import resource; from pipeline.text import largest_first; from pipeline.stages.shard import shard; "
+            f"largest_first.CHUNK_UNITS = {chunk_units or largest_first.CHUNK_UNITS}; "
             "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
-            f"s = shard(lang='uk', workers=1, input={str(src)!r}, output={str(tmp_path / 'out')!r}); "
+            f"s = shard(lang='uk', workers=1, input={str(src)!r}, output={str(out)!r}); "
             "print(s['documents'], (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1e3)")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[3])
     docs, grown_mb = res.stdout.split()[-2:]
-    assert int(docs) > 25_000
-    assert float(grown_mb) < 40, f"shard of a 40 MB file grew by {float(grown_mb):.0f} MB"
+    return int(docs), float(grown_mb)
 
 
 def test_a_plan_in_small_chunks_writes_the_same_shards(corpus, tmp_path, monkeypatch):
@@ -267,16 +275,9 @@ def _peak_growth_mb(tmp_path: Path, documents: int) -> float:
     for f in range(0, documents, 20_000):
         text = "".join(f"Rövid dokumentum {i} szövege{'.' * (i % 50)}\n\n" for i in range(f, f + 20_000))
         (src / f"web__part_{f:08d}.txt").write_text(text, encoding="utf-8")
-    code = ("import resource; from pipeline.text import largest_first; from pipeline.stages.shard import shard; "
-            "largest_first.CHUNK_UNITS = 20_000; "
-            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
-            f"s = shard(lang='hu', workers=1, input={str(src)!r}, output={str(tmp_path / f'out{documents}')!r}); "
-            "print(s['documents'], (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1e3)")
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[3])
-    docs, grown_mb = res.stdout.split()[-2:]
-    assert int(docs) == documents
-    return float(grown_mb)
+    docs, grown_mb = shard_peak_growth(src, tmp_path / f"out{documents}", chunk_units=20_000)
+    assert docs == documents
+    return grown_mb
 
 
 @pytest.mark.slow
