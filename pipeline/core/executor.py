@@ -10,7 +10,7 @@ never piles up in memory, and a finished job's result is handed back as soon as 
 before it are. A `Ready(value)` job is not run: its value passes through in its place (a task
 finished by an earlier run). A pool job's result travels pickled by the C pickler (_Pickled):
 the pool's own (dill's) is pure Python, about 20 times the CPU on a large result (the vocab
-scan's sample keys: 190 of its 453 CPU seconds at 5 GB went there).
+scan's sample keys: about 160 of its 419 CPU seconds at 5 GB went there).
 
 `use_scheduler(address)` (the CLI's `--scheduler`, or WIKI2BERT_SCHEDULER) makes every
 make_executor() inside it a Dask executor (pipeline/core/dask_executor.py, which imports Dask only then)

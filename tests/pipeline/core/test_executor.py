@@ -140,7 +140,7 @@ def returns_a_function(n):
 
 def test_a_result_travels_pickled_by_the_c_pickler_and_what_only_dill_carries_too():
     """Issue 62: the pool's dill pickler is pure Python; vocab's scan results (its sample's keys)
-    cost its workers 190 of 453 CPU seconds at 5 GB. A worker now pickles a result with the C
+    cost its workers about 160 of 419 CPU seconds at 5 GB. A worker now pickles a result with the C
     pickler, and dill carries those bytes; a result the C pickler refuses goes as before."""
     packed = executor._call(many_keys, 5)
     assert isinstance(packed, executor._Pickled) and pickle.loads(packed.data) == many_keys(5)
