@@ -134,9 +134,14 @@ def articles_card(lang: str, summary: dict, manifests: dict, splits: list[str], 
                        config, licenses(web_corpora(manifests))), "\n".join(lines))
 
 
-def tokens_card(lang: str, summary: dict, encode: dict, splits: list[str], config: str) -> str:
-    """The card of `export --format tokens`."""
+def tokens_card(lang: str, summary: dict, encode: dict, splits: list[str], config: str,
+                web: dict | None = None) -> str:
+    """The card of `export --format tokens`; `web`: the web corpora ingest fetched (web_corpora()),
+    of which those whose text the encode holds (its manifest's sources) are named with their
+    licences, as the articles' card names them."""
     opts = encode.get("options") or {}
+    in_rows = encode.get("sources") or None   # {}: an encode of shards without per-source counts
+    web = {name: c for name, c in (web or {}).items() if in_rows is None or name in in_rows}
     tok = encode.get("tokenizer") or {}
     lines = [
         f"# {lang}wiki token rows, from wiki2bert's packed encode",
@@ -164,6 +169,7 @@ def tokens_card(lang: str, summary: dict, encode: dict, splits: list[str], confi
         f"- Tokenizer: {tok.get('kind', 'wordpiece')}, {tok.get('size', '?')} tokens, fingerprint "
         f"`{str(tok.get('fingerprint', ''))[:16]}`.",
         "- Text under CC BY-SA 4.0 (Wikipedia contributors).",
+        *web_lines(web),
         "", "## Training with transformers", "", "```python",
         "import datasets, transformers",
         'tok = transformers.AutoTokenizer.from_pretrained("THIS_FOLDER/tokenizer")',
@@ -172,8 +178,8 @@ def tokens_card(lang: str, summary: dict, encode: dict, splits: list[str], confi
         'trainer = transformers.Trainer(model=model, args=args, train_dataset=ds["train"], data_collator=collator)',
         "```",
     ]
-    return card(_front(lang, f"{lang}wiki token rows (wiki2bert)", splits, ["fill-mask"], config),
-                "\n".join(lines))
+    return card(_front(lang, f"{lang}wiki token rows (wiki2bert)", splits, ["fill-mask"], config,
+                       licenses(web)), "\n".join(lines))
 
 
 def _yaml(value, indent: int) -> str:

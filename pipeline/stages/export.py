@@ -36,7 +36,7 @@ import click
 import numpy as np
 
 from common.atomic import atomic_path, write_text_atomic
-from pipeline.core.dataset_card import articles_card, config_name, dump_of, tokens_card
+from pipeline.core.dataset_card import articles_card, config_name, dump_of, tokens_card, web_corpora
 from pipeline.core.errors import StageError
 from pipeline.core.inputs import flat_name, list_text_files
 from pipeline.core.manifest import MANIFEST, file_sha256, fingerprint_inputs, read_manifest, require_stage_output
@@ -307,9 +307,9 @@ def _export_tokens(data_dir, lang, workers, input, out: Path, force: bool) -> di
                "test_rows": rows["test"], "tokens": tokens, "seq_len": seq_len,
                "doc_starts": doc_starts, "files": len(files_out), "encode": str(root),
                "seconds": run.seconds()}
-    dump = {stage: read_manifest(stage_dir(data_dir, lang, stage)) or {} for stage in ("extract", "download")}
+    dump = {stage: read_manifest(stage_dir(data_dir, lang, stage)) or {} for stage in ("extract", "download", "ingest")}
     sums, config = _named_config(lang, dump_of(dump)[1], files_out)
-    card = tokens_card(lang, summary, manifest, splits=_splits_of(files_out), config=config)
+    card = tokens_card(lang, summary, manifest, splits=_splits_of(files_out), config=config, web=web_corpora(dump))
     write_text_atomic(out / "README.md", lambda fh: fh.write(card))
     tok_files = sorted(p for p in (out / "tokenizer").iterdir() if p.is_file())
     return run.finish(summary, outputs=[*files_out, *tok_files, out / "README.md"], checksums=sums)

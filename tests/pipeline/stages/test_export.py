@@ -226,3 +226,12 @@ def test_a_web_corpus_licence_and_provenance_go_into_the_card(corpus, tmp_path):
     assert DatasetCard.load(data / "hu/export/parquet/README.md").data.license == ["cc-by-sa-4.0", "odc-by"]
     assert ("- Web corpus `fineweb-2`: FineWeb-2 (HuggingFaceFW/fineweb-2 at `local copy`, its `hun_Latn` "
             "part, 2 files, https://huggingface.co/datasets/HuggingFaceFW/fineweb-2), under ODC-By 1.0") in card
+    # the token rows' card names the web corpus and its licence too (its text is in the rows)
+    from pipeline.stages.encode import encode
+    from pipeline.stages.vocab import build_vocab
+    build_vocab(data_dir=data, lang="hu", workers=1, vocab_size=800, force=True)
+    encode(data_dir=data, lang="hu", workers=1, max_seq=64, max_pred=10, dupe_factor=1, pack=True, force=True)
+    export(data_dir=data, lang="hu", workers=1, format="tokens", force=True)
+    tokens = data / "hu/export/tokens/README.md"
+    assert DatasetCard.load(tokens).data.license == ["cc-by-sa-4.0", "odc-by"]
+    assert "- Web corpus `fineweb-2`: FineWeb-2 (HuggingFaceFW/fineweb-2" in tokens.read_text(encoding="utf-8")
