@@ -120,6 +120,8 @@ def _result(handle) -> Any:
     if isinstance(handle, Ready):
         return handle.value
     value = handle.get()
+    # bytes this run's own forked worker pickled, over the pool's private pipe (which the pool
+    # itself unpickles as well): never a file or anything another user could hand in
     return pickle.loads(value.data) if isinstance(value, _Pickled) else value
 
 

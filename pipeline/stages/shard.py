@@ -166,8 +166,8 @@ class _Scanned:
     total: int            # documents
     extra: dict[int, list[int]] = field(default_factory=dict)   # per file: held out beyond the hash
 
-    def held_out(self, f: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """File f's document sizes, held-out flags and training copies."""
+    def arrays(self, f: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """File f's document sizes, held-out flags (by hash and beyond) and training copies."""
         sizes, held, copies = read_scan(self.sidecars[f])
         if f in self.extra:
             held = held.copy()
@@ -192,15 +192,15 @@ def _scan_documents(run: StageRun, files: list[Path], seed: int, test_fraction: 
                              floor=floor, weights=weights)
     sidecars = [run.work_dir / f"scan_{i:05d}.npz" for i in range(len(files))]
     tasks = [Task(f"scan_{f.name}", (f, s), outputs=(s,)) for f, s in zip(files, sidecars)]
-    infos, candidates, start = [], [], 0
+    infos, starts, candidates, total = [], [], [], 0
     for _task, info in run.run_tasks(tasks, scan, desc="shard: scan", unit="file"):
-        candidates = smallest_until(candidates + [(h, start + i, n) for h, i, n in info.pop("candidates")], floor)
+        candidates = smallest_until(candidates + [(h, total + i, n) for h, i, n in info.pop("candidates")], floor)
         infos.append(info)
-        start += info["documents"]
-    if start == 0:
+        starts.append(total)
+        total += info["documents"]
+    if total == 0:
         raise StageError(f"{source} holds no documents: check the filter stage's output (--input)")
-    starts = np.concatenate([[0], np.cumsum([i["documents"] for i in infos])[:-1]]).astype(int).tolist()
-    return _Scanned(infos, sidecars, starts, candidates, start)
+    return _Scanned(infos, sidecars, starts, candidates, total)
 
 
 def _choose_held_out(run: StageRun, files: list[Path], scanned: _Scanned, seed: int,
@@ -264,12 +264,12 @@ def _plan_shards(run: StageRun, scanned: _Scanned, num_shards, test_fraction: fl
 
     def units(test: bool):
         for f in files:
-            sizes, held, copies = scanned.held_out(f)
+            sizes, held, copies = scanned.arrays(f)
             yield sizes[held] if test else np.repeat(sizes[~held], copies[~held])
 
     n_train = n_test = train_bytes = 0
     for f in files:
-        sizes, held, copies = scanned.held_out(f)
+        sizes, held, copies = scanned.arrays(f)
         n_test += int(held.sum())
         n_train += int(copies[~held].sum())
         train_bytes += int((sizes[~held] * copies[~held]).sum())
@@ -298,7 +298,7 @@ def _write_shards(files: list[Path], scanned: _Scanned, plan: _Plan, train_paths
         test = _ShardWriter(stack, test_paths) if test_paths else None
         for f, path in enumerate(progress(files, desc="shard: write", unit="file", disable=len(files) <= 1)):
             source = source_of(path.name)
-            _sizes, held, copies = scanned.held_out(f)
+            _sizes, held, copies = scanned.arrays(f)
             held, copies = held.tolist(), copies.tolist()
             for di, doc in enumerate(read_documents(path)):
                 if held[di]:
